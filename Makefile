@@ -1,0 +1,66 @@
+# dbms_cloud_ai: Oracle Select AI (DBMS_CLOUD_AI) for PostgreSQL.
+#
+#   make install   install PostgreSQL + PL/Python if missing, the Python package and the extension
+#   make test      install, start a throwaway cluster, run the whole pytest suite, stop it
+#   make demo      install, start a throwaway cluster, load sample data, run the psql walk-through
+#   make bench     install, start a throwaway cluster, print the overhead benchmark
+#
+# No PGXS: the extension has no C code, so installing it is copying two files
+# into `pg_config --sharedir`/extension; PGXS would drag in postgresql-server-dev
+# and a C toolchain for nothing.  See README.md, "Design decisions".
+
+EXTENSION  = dbms_cloud_ai
+EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" extension/$(EXTENSION).control)
+PY_LIBDIR ?= /usr/local/lib/$(EXTENSION)
+SCRIPT     = extension/$(EXTENSION)--$(EXTVERSION).sql
+PYTHON    ?= python3
+VENV       = .venv
+TMPBASE   ?= /tmp/$(EXTENSION)
+TEST_DIR   = $(TMPBASE)/test
+TEST_PORT ?= 54329
+DEMO_DIR   = $(TMPBASE)/demo
+DEMO_PORT ?= 54330
+BENCH_DIR  = $(TMPBASE)/bench
+BENCH_PORT?= 54331
+PYTEST_ARGS ?=
+
+export PY_LIBDIR
+
+.PHONY: all install test demo bench clean venv
+
+all: $(SCRIPT)
+
+$(SCRIPT): sql/build.py sql/head.sql $(wildcard sql/*/*.sql) extension/$(EXTENSION).control
+	$(PYTHON) sql/build.py --pylibdir $(PY_LIBDIR) --out $@
+
+install:
+	scripts/install.sh all
+
+$(VENV)/.installed: tests/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
+	touch $@
+
+venv: $(VENV)/.installed
+
+test: install venv
+	scripts/pg-cluster.sh stop $(TEST_DIR); rm -rf $(TEST_DIR)
+	scripts/pg-cluster.sh start $(TEST_DIR) $(TEST_PORT)
+	DCA_PGHOST=$(TEST_DIR)/sock DCA_PGPORT=$(TEST_PORT) DCA_PGLOG=$(TEST_DIR)/log/server.log \
+	  $(VENV)/bin/python -m pytest tests $(PYTEST_ARGS); \
+	  status=$$?; scripts/pg-cluster.sh stop $(TEST_DIR); exit $$status
+
+demo: install venv
+	scripts/pg-cluster.sh stop $(DEMO_DIR); rm -rf $(DEMO_DIR)
+	scripts/pg-cluster.sh start $(DEMO_DIR) $(DEMO_PORT) >/dev/null
+	DEMO_DIR=$(DEMO_DIR) DEMO_PORT=$(DEMO_PORT) $(VENV)/bin/python demo/run_demo.py
+
+bench: install venv
+	scripts/pg-cluster.sh stop $(BENCH_DIR); rm -rf $(BENCH_DIR)
+	scripts/pg-cluster.sh start $(BENCH_DIR) $(BENCH_PORT)
+	DCA_PGHOST=$(BENCH_DIR)/sock DCA_PGPORT=$(BENCH_PORT) $(VENV)/bin/python bench/bench_generate.py; \
+	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DIR); exit $$status
+
+clean:
+	rm -f $(SCRIPT)
+	rm -rf $(VENV) .pytest_cache

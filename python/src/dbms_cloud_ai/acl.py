@@ -1,0 +1,127 @@
+"""Outbound network access, governed like Oracle's host access control lists.
+
+HTTPS to the providers' own API hosts is allowed out of the box.  Every other
+destination (a custom endpoint, a local Ollama, loopback, private addresses,
+plain http) needs a host ACE that an administrator granted to the calling role,
+one of its groups, or PUBLIC.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from urllib.parse import urlsplit
+
+from . import db
+from .errors import InsufficientPrivilege, InvalidParameter, NullValue, UndefinedObject
+from .providers import WELL_KNOWN_HOSTS, WELL_KNOWN_SUFFIXES
+
+_HOST = re.compile(r"(\*|(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)\Z")
+
+
+def _is_admin(plpy) -> bool:
+    return db.one(plpy, """
+        select (select rolsuper from pg_catalog.pg_roles where rolname = current_user)
+            or pg_catalog.pg_has_role(current_user, 'dbms_cloud_ai_admin', 'member') as a""")["a"]
+
+
+def require_admin(plpy, what):
+    if not _is_admin(plpy):
+        raise InsufficientPrivilege(
+            f"{what} requires the dbms_cloud_ai_admin role",
+            hint="Ask a superuser to run: GRANT dbms_cloud_ai_admin TO <role>;")
+
+
+def normalize_host(host):
+    if host is None:
+        raise NullValue("host must not be NULL", hint="Pass a host name, IP address or '*.domain'.")
+    h = host.strip().lower().rstrip(".")
+    if h.startswith("[") and h.endswith("]"):
+        h = h[1:-1]
+    try:
+        return str(ipaddress.ip_address(h))
+    except ValueError:
+        pass
+    if not _HOST.match(h):
+        raise InvalidParameter(f"invalid host {host!r}",
+                               hint="Pass a host name ('api.example.com'), an IP address, "
+                                    "or a wildcard ('*.example.com').")
+    return h
+
+
+def _ports(lower_port, upper_port):
+    for p in (lower_port, upper_port):
+        if p is not None and not 1 <= p <= 65535:
+            raise InvalidParameter(f"port {p} is out of range (1 to 65535)",
+                                   hint="Pass ports between 1 and 65535, or NULL for all ports.")
+    if lower_port is not None and upper_port is None:
+        upper_port = lower_port
+    if upper_port is not None and lower_port is None:
+        lower_port = upper_port
+    if lower_port is not None and lower_port > upper_port:
+        raise InvalidParameter("lower_port is greater than upper_port",
+                               hint="Swap lower_port and upper_port.")
+    return lower_port, upper_port
+
+
+def _principal(plpy, principal_name):
+    if principal_name is None or principal_name.strip().upper() == "PUBLIC":
+        return "PUBLIC"
+    if db.one(plpy, "select 1 as x from pg_catalog.pg_roles where rolname = $1",
+              ("text",), (principal_name,)) is None:
+        raise UndefinedObject(f"role {principal_name} does not exist",
+                              hint="Pass an existing role name, or 'PUBLIC'.")
+    return principal_name
+
+
+def append_ace(plpy, host, principal_name, lower_port, upper_port):
+    require_admin(plpy, "dbms_cloud_ai.append_host_ace")
+    h = normalize_host(host)
+    lo, hi = _ports(lower_port, upper_port)
+    who = _principal(plpy, principal_name)
+    db.query(plpy, """
+        insert into dbms_cloud_ai._host_ace (host, lower_port, upper_port, principal_name)
+        select $1, $2, $3, $4 where not exists (
+            select 1 from dbms_cloud_ai._host_ace where host = $1 and principal_name = $4
+               and lower_port is not distinct from $2 and upper_port is not distinct from $3)""",
+             ("text", "int4", "int4", "text"), (h, lo, hi, who))
+
+
+def remove_ace(plpy, host, principal_name, lower_port, upper_port):
+    require_admin(plpy, "dbms_cloud_ai.remove_host_ace")
+    h = normalize_host(host)
+    lo, hi = _ports(lower_port, upper_port)
+    who = _principal(plpy, principal_name) if principal_name is not None else "PUBLIC"
+    db.query(plpy, """
+        delete from dbms_cloud_ai._host_ace where host = $1 and principal_name = $4
+           and lower_port is not distinct from $2 and upper_port is not distinct from $3""",
+             ("text", "int4", "int4", "text"), (h, lo, hi, who))
+
+
+def _matches(pattern: str, host: str) -> bool:
+    if pattern == "*" or pattern == host:
+        return True
+    return pattern.startswith("*.") and host.endswith(pattern[1:])
+
+
+def check_egress(plpy, url: str) -> None:
+    """Raise unless the calling role may send a request to ``url``."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    try:
+        host = str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    if parts.scheme == "https" and (host in WELL_KNOWN_HOSTS or host.endswith(WELL_KNOWN_SUFFIXES)):
+        return
+    # Row-level security returns only the ACEs granted to this role, its groups, or PUBLIC.
+    for ace in db.query(plpy, "select host, lower_port, upper_port from dbms_cloud_ai._host_ace"):
+        if _matches(ace["host"], host) and (
+                ace["lower_port"] is None or ace["lower_port"] <= port <= ace["upper_port"]):
+            return
+    raise InsufficientPrivilege(
+        f"network access denied by access control list (ACL) for host {host} port {port}",
+        detail=f"Only HTTPS to the providers' own hosts is allowed without a host ACE.",
+        hint=f"An administrator can allow it with: SELECT dbms_cloud_ai.append_host_ace("
+             f"host => '{host}', principal_name => '<role>');")

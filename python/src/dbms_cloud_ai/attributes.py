@@ -1,0 +1,276 @@
+"""AI profile attributes: Oracle's names, types and defaults, validated.
+
+Values arrive as JSON (create_profile, set_attributes, generate's per-call
+``attributes``) or as a string (set_attribute, where '1024', 'true' and
+'[{"owner":"SH"}]' must all work).  Each is parsed into a typed JSON value
+and stored that way; the attribute views show it back as Oracle's string.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from . import providers
+from .errors import FeatureNotSupported, InvalidJson, InvalidParameter, NullValue
+
+HINT = "See the attribute list with: SELECT * FROM dbms_cloud_ai.profile_attribute_names;"
+
+
+def _bool(name, v):
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+        return v.strip().lower() == "true"
+    raise InvalidParameter(f"attribute {name} must be true or false, not {_show(v)}", hint=HINT)
+
+
+def _int(lo, hi):
+    def parse(name, v):
+        if isinstance(v, bool):
+            raise InvalidParameter(f"attribute {name} must be an integer, not {_show(v)}", hint=HINT)
+        if isinstance(v, str):
+            try:
+                v = int(v.strip())
+            except ValueError:
+                raise InvalidParameter(
+                    f"attribute {name} must be an integer, not {_show(v)}", hint=HINT) from None
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if not isinstance(v, int):
+            raise InvalidParameter(f"attribute {name} must be an integer, not {_show(v)}", hint=HINT)
+        if not lo <= v <= hi:
+            raise InvalidParameter(
+                f"attribute {name} is out of range: {v} (allowed {lo} to {hi})", hint=HINT)
+        return v
+    return parse
+
+
+def _number(lo, hi):
+    def parse(name, v):
+        if isinstance(v, bool):
+            raise InvalidParameter(f"attribute {name} must be a number, not {_show(v)}", hint=HINT)
+        if isinstance(v, str):
+            try:
+                v = float(v.strip())
+            except ValueError:
+                raise InvalidParameter(
+                    f"attribute {name} must be a number, not {_show(v)}", hint=HINT) from None
+        if not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InvalidParameter(f"attribute {name} must be a number, not {_show(v)}", hint=HINT)
+        if not lo <= v <= hi:
+            raise InvalidParameter(
+                f"attribute {name} is out of range: {v} (allowed {lo} to {hi})", hint=HINT)
+        return v
+    return parse
+
+
+def _string(name, v):
+    if isinstance(v, (dict, list, bool)) or v is None:
+        raise InvalidParameter(f"attribute {name} must be a string, not {_show(v)}", hint=HINT)
+    s = str(v)
+    if not s.strip():
+        raise InvalidParameter(f"attribute {name} must not be empty", hint=HINT)
+    return s
+
+
+def _choice(*allowed):
+    def parse(name, v):
+        s = _string(name, v).strip().lower()
+        if s not in allowed:
+            raise InvalidParameter(
+                f"attribute {name} must be one of {', '.join(allowed)}, not {_show(v)}", hint=HINT)
+        return s
+    return parse
+
+
+def _json_value(name, v):
+    """A JSON array or object may arrive as JSON text (set_attribute)."""
+    if isinstance(v, str):
+        try:
+            return json.loads(v)
+        except ValueError:
+            raise InvalidJson(f"attribute {name} is not valid JSON: {_show(v)}", hint=HINT) from None
+    return v
+
+
+def _object_list(name, v):
+    v = _json_value(name, v)
+    if not isinstance(v, list):
+        raise InvalidParameter(f"attribute {name} must be a JSON array of objects", hint=HINT)
+    out = []
+    for i, item in enumerate(v):
+        if not isinstance(item, dict):
+            raise InvalidParameter(
+                f"attribute {name}: element {i + 1} is not an object",
+                detail='Each element looks like {"owner": "SH", "name": "CUSTOMERS"}; '
+                "name may be omitted for the whole schema.", hint=HINT)
+        unknown = set(item) - {"owner", "name"}
+        if unknown:
+            raise InvalidParameter(
+                f"attribute {name}: element {i + 1} has unknown key {sorted(unknown)[0]!r}",
+                hint=HINT)
+        owner = item.get("owner")
+        if not isinstance(owner, str) or not owner.strip():
+            raise InvalidParameter(
+                f"attribute {name}: element {i + 1} needs an \"owner\" string", hint=HINT)
+        entry = {"owner": owner}
+        if item.get("name") is not None:
+            if not isinstance(item["name"], str) or not item["name"].strip():
+                raise InvalidParameter(
+                    f"attribute {name}: element {i + 1} has an empty \"name\"", hint=HINT)
+            entry["name"] = item["name"]
+        out.append(entry)
+    return out
+
+
+def _stop_tokens(name, v):
+    v = _json_value(name, v)
+    if not isinstance(v, list) or not all(isinstance(s, str) and s for s in v):
+        raise InvalidParameter(
+            f"attribute {name} must be a JSON array of non-empty strings, e.g. [\";\"]", hint=HINT)
+    if len(v) > 4:
+        raise InvalidParameter(f"attribute {name} allows at most 4 stop sequences", hint=HINT)
+    return v
+
+
+def _provider(name, v):
+    s = _string(name, v).strip().lower()
+    if s in providers.UNSUPPORTED:
+        raise FeatureNotSupported(
+            f"provider {s} is not supported by dbms_cloud_ai",
+            detail=providers.UNSUPPORTED[s],
+            hint="Use one of: " + ", ".join(sorted(providers.PROVIDERS))
+            + ", or provider_endpoint for an OpenAI-compatible server.")
+    if s not in providers.PROVIDERS:
+        raise InvalidParameter(
+            f"attribute provider must be one of {', '.join(sorted(providers.PROVIDERS))}, "
+            f"not {_show(v)}", hint=HINT)
+    return s
+
+
+# name -> (parser, default shown in profile_attribute_names, description)
+SPEC = {
+    "provider": (_provider, None, "AI provider: " + ", ".join(sorted(providers.PROVIDERS))),
+    "credential_name": (_string, None, "dbms_cloud credential holding the API key"),
+    "model": (_string, "provider default", "model name"),
+    "embedding_model": (_string, None, "embedding model name"),
+    "temperature": (_number(0, 2), "provider default", "sampling temperature, 0 to 2"),
+    "max_tokens": (_int(1, 1_000_000), 1024, "maximum tokens to generate"),
+    "stop_tokens": (_stop_tokens, None, "JSON array of stop sequences"),
+    "seed": (_int(-(2**63), 2**63 - 1), None, "sampling seed"),
+    "provider_endpoint": (_string, "provider default host",
+                          "host or URL of the provider or of an OpenAI-compatible server"),
+    "azure_resource_name": (_string, None, "Azure OpenAI resource name"),
+    "azure_deployment_name": (_string, None, "Azure OpenAI deployment name"),
+    "azure_embedding_deployment_name": (_string, None, "Azure OpenAI embedding deployment"),
+    "object_list": (_object_list, "current schema", 'JSON array of {"owner":..,"name":..}'),
+    "object_list_mode": (_choice("all", "automated"), "all", "all or automated"),
+    "enforce_object_list": (_bool, True, "refuse SQL touching objects outside object_list"),
+    "comments": (_bool, False, "include table and column comments"),
+    "constraints": (_bool, False, "include primary and foreign keys"),
+    "annotations": (_bool, False, "include annotations (comments on PostgreSQL)"),
+    "case_sensitive_values": (_bool, False, "compare literals case-sensitively"),
+    "conversation": (_bool, False, "session short-term conversation"),
+    "conversation_length": (_int(1, 999), 10, "prompts sent as context"),
+    "additional_instructions": (_string, None, "extra instructions for the model"),
+    "role": (_string, None, "system role text for the model"),
+    "region": (_string, None, "provider region"),
+    "vector_index_name": (_string, None, "vector index for RAG"),
+    "enable_sources": (_bool, False, "cite sources (RAG)"),
+    "enable_source_offsets": (_bool, False, "cite source offsets (RAG)"),
+    "enable_custom_source_uri": (_bool, False, "custom source URIs (RAG)"),
+    "streaming": (_bool, False, "streaming responses"),
+    "source_language": (_string, None, "translate: source language"),
+    "target_language": (_string, None, "translate: target language"),
+}
+
+# Attributes that only exist for Oracle Cloud providers.
+ORACLE_ONLY = {"oci_compartment_id", "oci_endpoint_id", "oci_apiformat",
+               "oci_runtimetype", "aws_apiformat"}
+
+
+def parse_json_object(text: str | None, what: str) -> dict:
+    """Parse the JSON text of an attributes or params argument into a dict."""
+    if text is None:
+        return {}
+    if isinstance(text, dict):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise InvalidJson(f"{what} is not valid JSON", detail=str(e),
+                          hint=f'Pass {what} as a JSON object, for example \'{{"provider": "openai"}}\'.'
+                          ) from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidParameter(f"{what} must be a JSON object", hint=HINT)
+    return value
+
+
+def parse_value(name: str, value):
+    """Validate one attribute; return its typed value (None removes it)."""
+    key = name.strip().lower() if isinstance(name, str) else name
+    if key is None:
+        raise NullValue("attribute_name must not be NULL", hint=HINT)
+    if key in ORACLE_ONLY:
+        raise FeatureNotSupported(f"attribute {key} applies only to Oracle Cloud providers",
+                                  hint=HINT)
+    if key not in SPEC:
+        raise InvalidParameter(f"unknown profile attribute {name!r}", hint=HINT)
+    if value is None:
+        return key, None
+    return key, SPEC[key][0](key, value)
+
+
+def parse_all(attrs: dict) -> dict:
+    """Validate every key of an attributes object (no cross-checks)."""
+    out = {}
+    for name, value in attrs.items():
+        key, typed = parse_value(name, value)
+        out[key] = typed
+    return out
+
+
+def merge(base: dict, changes: dict) -> dict:
+    """Apply validated changes; a None value removes the attribute."""
+    merged = dict(base)
+    for k, v in changes.items():
+        if v is None:
+            merged.pop(k, None)
+        else:
+            merged[k] = v
+    return merged
+
+
+def check_profile(attrs: dict) -> None:
+    """Cross-attribute rules that make a profile usable."""
+    if "provider" not in attrs and "provider_endpoint" not in attrs:
+        raise InvalidParameter(
+            "either provider or provider_endpoint must be specified",
+            hint='Add "provider": "openai" (or another provider), or "provider_endpoint" '
+                 "for an OpenAI-compatible server.")
+    if attrs.get("provider_endpoint"):
+        providers.endpoint_url(attrs["provider_endpoint"])
+    provider = providers.for_attributes(attrs)
+    provider.check(attrs)
+    if provider.needs_key and not attrs.get("credential_name") and not attrs.get("provider_endpoint"):
+        raise InvalidParameter(
+            f"attribute credential_name is required for provider {provider.name}",
+            hint="Store the API key with dbms_cloud.create_credential() and name it in "
+                 "credential_name.")
+
+
+def display(value) -> str:
+    """Oracle's string form of a stored attribute value."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _show(v) -> str:
+    s = json.dumps(v) if not isinstance(v, str) else repr(v)
+    return s if len(s) <= 60 else s[:57] + "..."

@@ -1,0 +1,58 @@
+"""The SQL boundary: turn our exceptions into PostgreSQL errors with a SQLSTATE."""
+
+from __future__ import annotations
+
+import functools
+
+from .errors import DcaError
+
+_error_classes: dict[int, type] = {}
+
+
+def _error_class(plpy):
+    """A plpy.Error subclass named after the extension.
+
+    PL/Python prints an escaping exception as "<type>: <message>"; with this
+    class the client sees "dbms_cloud_ai: profile ... does not exist" instead of
+    "plpy.Error: ...", and the sqlstate/detail/hint attributes become the
+    error's fields (attributes left unset never show up as "None")."""
+    cls = _error_classes.get(id(plpy.Error))
+    if cls is None:
+        cls = type("dbms_cloud_ai", (plpy.Error,), {"__module__": "builtins"})
+        _error_classes[id(plpy.Error)] = cls
+    return cls
+
+
+def raise_sql_error(plpy, sqlstate, message, detail=None, hint=None):
+    err = _error_class(plpy)(message)
+    err.sqlstate = sqlstate
+    if detail:
+        err.detail = detail
+    if hint:
+        err.hint = hint
+    raise err
+
+
+def sql_entry(func):
+    """Decorate a function called from a PL/Python body.
+
+    A DcaError becomes an error with its SQLSTATE, detail and hint.
+    PostgreSQL's own errors (plpy.SPIError, including query cancellation) pass
+    through untouched so they keep their SQLSTATE.  Anything else is a bug: it
+    is reported as XX000 with only the exception's type, since its text could
+    carry request data.
+    """
+
+    @functools.wraps(func)
+    def wrapper(plpy, *args, **kwargs):
+        try:
+            return func(plpy, *args, **kwargs)
+        except DcaError as e:
+            raise_sql_error(plpy, e.sqlstate, e.message, e.detail, e.hint)
+        except plpy.SPIError:
+            raise
+        except Exception as e:  # noqa: BLE001 - last line of defence
+            raise_sql_error(plpy, "XX000", f"internal error in {func.__name__}",
+                            detail=type(e).__name__, hint="Report this as a bug in dbms_cloud_ai.")
+
+    return wrapper

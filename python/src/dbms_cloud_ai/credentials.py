@@ -1,0 +1,107 @@
+"""dbms_cloud credentials: write-only secrets owned by the role that stored them.
+
+Every statement runs as the caller (SECURITY INVOKER); row-level security on
+dbms_cloud._credential limits each role to its own rows, so another role's
+credential looks exactly like a missing one.
+"""
+
+from __future__ import annotations
+
+from . import crypto, db, names
+from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
+
+_HINT_CREATE = "Create it with dbms_cloud.create_credential(credential_name, username, password)."
+
+
+def _missing(name):
+    return UndefinedObject(f"credential {name} does not exist", hint=_HINT_CREATE)
+
+
+def _check_secret(password):
+    if password is None:
+        raise NullValue("password must not be NULL", hint="Pass the API key as password.")
+    if not password.strip():
+        raise InvalidParameter("password must not be empty", hint="Pass the API key as password.")
+
+
+def create(plpy, credential_name, username, password):
+    name = names.normalize(credential_name, "credential")
+    _check_secret(password)
+    owner = db.one(plpy, "select current_user::text as u")["u"]
+    blob, kid = crypto.encrypt(owner, name, password)
+    row = db.one(plpy, """
+        insert into dbms_cloud._credential (owner, credential_name, username, secret, key_id)
+        values (current_user, $1, $2, $3, $4)
+        on conflict (owner, credential_name) do nothing
+        returning credential_id""", ("text", "text", "bytea", "text"), (name, username, blob, kid))
+    if row is None:
+        raise DuplicateObject(
+            f"credential {name} already exists",
+            hint="Drop it with dbms_cloud.drop_credential() or change it with "
+                 "dbms_cloud.update_credential().")
+
+
+def drop(plpy, credential_name):
+    name = names.normalize(credential_name, "credential")
+    if db.one(plpy, "delete from dbms_cloud._credential where owner = current_user "
+                    "and credential_name = $1 returning 1 as x", ("text",), (name,)) is None:
+        raise _missing(name)
+
+
+def update(plpy, credential_name, attribute, value):
+    name = names.normalize(credential_name, "credential")
+    if attribute is None:
+        raise NullValue("attribute must not be NULL", hint="Pass 'username' or 'password'.")
+    attr = attribute.strip().lower()
+    if attr == "password":
+        _check_secret(value)
+        owner = db.one(plpy, "select current_user::text as u")["u"]
+        blob, kid = crypto.encrypt(owner, name, value)
+        row = db.one(plpy, """
+            update dbms_cloud._credential set secret = $2, key_id = $3, modified = now()
+             where owner = current_user and credential_name = $1 returning 1 as x""",
+                     ("text", "bytea", "text"), (name, blob, kid))
+    elif attr == "username":
+        row = db.one(plpy, """
+            update dbms_cloud._credential set username = $2, modified = now()
+             where owner = current_user and credential_name = $1 returning 1 as x""",
+                     ("text", "text"), (name, value))
+    else:
+        raise InvalidParameter(f"unknown credential attribute {attribute!r}",
+                               hint="dbms_cloud.update_credential accepts 'username' or 'password'.")
+    if row is None:
+        raise _missing(name)
+
+
+def set_enabled(plpy, credential_name, enabled: bool):
+    name = names.normalize(credential_name, "credential")
+    if db.one(plpy, """
+            update dbms_cloud._credential set enabled = $2, modified = now()
+             where owner = current_user and credential_name = $1 returning 1 as x""",
+              ("text", "bool"), (name, enabled)) is None:
+        raise _missing(name)
+
+
+def exists(plpy, credential_name) -> bool:
+    name = names.normalize(credential_name, "credential")
+    return db.one(plpy, "select 1 as x from dbms_cloud._credential where owner = current_user "
+                        "and credential_name = $1", ("text",), (name,)) is not None
+
+
+def require(plpy, credential_name) -> None:
+    if not exists(plpy, credential_name):
+        raise _missing(names.normalize(credential_name, "credential"))
+
+
+def api_key(plpy, credential_name) -> str:
+    """Decrypt the caller's own credential for the provider's auth header only."""
+    name = names.normalize(credential_name, "credential")
+    row = db.one(plpy, """
+        select owner::text as owner, secret, key_id, enabled from dbms_cloud._credential
+         where owner = current_user and credential_name = $1""", ("text",), (name,))
+    if row is None:
+        raise _missing(name)
+    if not row["enabled"]:
+        raise NotInPrerequisiteState(f"credential {name} is disabled",
+                                     hint="Enable it with dbms_cloud.enable_credential().")
+    return crypto.decrypt(row["owner"], name, bytes(row["secret"]), row["key_id"])

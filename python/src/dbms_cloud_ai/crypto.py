@@ -1,0 +1,82 @@
+"""Credential secrets at rest: AES-256-GCM under a master key kept outside the database.
+
+The master key is a file readable only by the server's OS user (make install
+creates /etc/dbms_cloud_ai/master.key).  Its path can be changed only through
+the server's environment (DBMS_CLOUD_AI_KEY_FILE), never through a setting an
+SQL user could change.  Each ciphertext is bound to its owner and credential
+name as associated data, so a row copied to another owner does not decrypt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from .errors import ConfigurationError, NotInPrerequisiteState
+
+DEFAULT_KEY_FILE = "/etc/dbms_cloud_ai/master.key"
+_cache: dict[str, tuple[bytes, str]] = {}
+
+
+def key_file() -> str:
+    return os.environ.get("DBMS_CLOUD_AI_KEY_FILE") or DEFAULT_KEY_FILE
+
+
+def _master() -> tuple[bytes, str]:
+    path = key_file()
+    cached = _cache.get(path)
+    if cached:
+        return cached
+    hint = "Run 'make install' as root (it creates the key), or point DBMS_CLOUD_AI_KEY_FILE " \
+           "in the server's environment at a file holding 64 hex digits."
+    try:
+        st = os.stat(path)
+        with open(path, "r", encoding="ascii") as f:
+            text = f.read().strip()
+    except OSError as e:
+        raise ConfigurationError("dbms_cloud_ai master key file is not readable",
+                                 detail=f"{path}: {e.strerror}", hint=hint) from None
+    if st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ConfigurationError("dbms_cloud_ai master key file is readable by other OS users",
+                                 detail=path, hint="chmod 600 the key file.")
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != 32:
+        raise ConfigurationError("dbms_cloud_ai master key file does not hold 64 hex digits",
+                                 detail=path, hint=hint)
+    kid = hashlib.sha256(key).hexdigest()[:16]
+    _cache[path] = (key, kid)
+    return key, kid
+
+
+def _aad(owner: str, credential_name: str) -> bytes:
+    return b"dbms_cloud_ai.credential\x00" + owner.encode() + b"\x00" + credential_name.encode()
+
+
+def encrypt(owner: str, credential_name: str, secret: str) -> tuple[bytes, str]:
+    key, kid = _master()
+    nonce = os.urandom(12)
+    return nonce + AESGCM(key).encrypt(nonce, secret.encode(), _aad(owner, credential_name)), kid
+
+
+def decrypt(owner: str, credential_name: str, blob: bytes, kid: str) -> str:
+    key, current = _master()
+    if kid != current:
+        raise NotInPrerequisiteState(
+            f"credential {credential_name} was encrypted with another master key",
+            hint="Store the secret again with dbms_cloud.update_credential(credential_name, "
+                 "'password', '<secret>').")
+    try:
+        return AESGCM(key).decrypt(blob[:12], blob[12:], _aad(owner, credential_name)).decode()
+    except (InvalidTag, ValueError):
+        raise NotInPrerequisiteState(
+            f"credential {credential_name} cannot be decrypted by its owner",
+            detail="The stored secret is not bound to this owner and name.",
+            hint="Store the secret again with dbms_cloud.update_credential(credential_name, "
+                 "'password', '<secret>').") from None

@@ -1,0 +1,24 @@
+"""Prepared statements through plpy, planned once per backend.
+
+Plans are cached by SQL text.  PostgreSQL re-plans a cached plan by itself when
+the role changes under row-level security, so one cache serves every role.
+"""
+
+from __future__ import annotations
+
+_plans: dict[str, object] = {}
+
+
+def query(plpy, sql: str, types: tuple[str, ...] = (), args: tuple = ()):
+    """Run ``sql`` (with $n placeholders) as a prepared statement; return rows."""
+    plan = _plans.get(sql)
+    if plan is None:
+        plan = plpy.prepare(sql, list(types))
+        _plans[sql] = plan
+    return plpy.execute(plan, list(args))
+
+
+def one(plpy, sql: str, types: tuple[str, ...] = (), args: tuple = ()):
+    """The first row of ``query`` or None."""
+    rows = query(plpy, sql, types, args)
+    return rows[0] if rows.nrows() else None

@@ -1,0 +1,126 @@
+"""The one table of error conditions and their SQLSTATEs.
+
+Every error the extension raises on purpose is a DcaError subclass below.  The
+SQL boundary (boundary.py) turns it into ``plpy.error(message, detail=, hint=,
+sqlstate=)``.  The README's error table is generated from ``SQLSTATES``; keep
+the two in step by editing only this file.
+"""
+
+from __future__ import annotations
+
+
+class DcaError(Exception):
+    """Base class: a message that names the object, optional detail and hint."""
+
+    sqlstate = "XX000"
+    condition = "internal_error"
+
+    def __init__(self, message: str, *, detail: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+        self.hint = hint
+
+
+class InvalidParameter(DcaError):
+    sqlstate, condition = "22023", "invalid_parameter_value"
+
+
+class InvalidJson(DcaError):
+    sqlstate, condition = "22P02", "invalid_text_representation"
+
+
+class NullValue(DcaError):
+    sqlstate, condition = "22004", "null_value_not_allowed"
+
+
+class UndefinedObject(DcaError):
+    sqlstate, condition = "42704", "undefined_object"
+
+
+class DuplicateObject(DcaError):
+    sqlstate, condition = "42710", "duplicate_object"
+
+
+class NotInPrerequisiteState(DcaError):
+    sqlstate, condition = "55000", "object_not_in_prerequisite_state"
+
+
+class InsufficientPrivilege(DcaError):
+    sqlstate, condition = "42501", "insufficient_privilege"
+
+
+class FeatureNotSupported(DcaError):
+    sqlstate, condition = "0A000", "feature_not_supported"
+
+
+class ConfigurationError(DcaError):
+    """The server is not set up as the extension needs (key file, library)."""
+
+    sqlstate, condition = "58000", "system_error"
+
+
+class ProviderError(DcaError):
+    """Base for failures talking to an LLM provider; detail carries the HTTP status."""
+
+    def __init__(self, message, *, status: int | None = None, attempts: int = 1, **kw):
+        super().__init__(message, **kw)
+        self.status = status
+        self.attempts = attempts
+
+
+class ProviderAuthFailed(ProviderError):
+    sqlstate, condition = "28000", "invalid_authorization_specification"
+
+
+class ProviderUnavailable(ProviderError):
+    sqlstate, condition = "LL000", "provider_unavailable"
+
+
+class ProviderTimeout(ProviderError):
+    sqlstate, condition = "LL001", "provider_timeout"
+
+
+class ProviderRateLimited(ProviderError):
+    sqlstate, condition = "LL002", "provider_rate_limited"
+
+
+class ProviderBadResponse(ProviderError):
+    sqlstate, condition = "LL003", "provider_malformed_response"
+
+
+class ProviderRejected(ProviderError):
+    sqlstate, condition = "LL004", "provider_rejected_request"
+
+
+# SQLSTATE -> (condition, when).  Rendered into the README's error table.
+SQLSTATES = {
+    "22023": ("invalid_parameter_value",
+              "bad argument or attribute: unknown attribute, wrong type, out of range, "
+              "unknown action, empty prompt, invalid name"),
+    "22P02": ("invalid_text_representation", "attributes or params are not valid JSON"),
+    "22004": ("null_value_not_allowed", "a required argument is NULL"),
+    "42704": ("undefined_object",
+              "profile or credential does not exist for the calling role"),
+    "42710": ("duplicate_object", "profile or credential already exists"),
+    "55000": ("object_not_in_prerequisite_state",
+              "profile or credential disabled, already in the desired status, no "
+              "profile set in the session, extension updated in this session"),
+    "42501": ("insufficient_privilege",
+              "host not allowed by the network ACL, or an admin-only function"),
+    "0A000": ("feature_not_supported",
+              "provider or action this version does not implement"),
+    "58000": ("system_error", "master key file or Python library missing or unreadable"),
+    "28000": ("invalid_authorization_specification",
+              "the provider rejected the API key (HTTP 401/403)"),
+    "LL000": ("provider_unavailable",
+              "connection failed or HTTP 5xx after all retries"),
+    "LL001": ("provider_timeout",
+              "the call's deadline passed (dbms_cloud_ai.http_timeout or statement_timeout)"),
+    "LL002": ("provider_rate_limited",
+              "HTTP 429 after all retries, or Retry-After beyond the deadline"),
+    "LL003": ("provider_malformed_response",
+              "the provider answered 2xx with a body that is not the expected JSON"),
+    "LL004": ("provider_rejected_request",
+              "any other HTTP 4xx (400, 404, 422, ...) or a redirect; not retried"),
+}

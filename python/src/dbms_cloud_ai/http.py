@@ -1,0 +1,251 @@
+"""HTTP to LLM providers: one total deadline per call, bounded retries.
+
+PostgreSQL cannot interrupt Python (statement_timeout and pg_cancel_backend
+wait until control returns to the server), so the HTTP layer must bound itself.
+httpx's timeouts are per socket operation: a server that drips one byte a
+second never trips them.  We therefore wrap httpcore's network backend so every
+connect, read and write is given at most the time left before one wall-clock
+deadline, and we cap the response size.
+
+One httpx.Client lives for the whole backend (keep-alive across calls).  It
+never reads proxy settings or .netrc from the server's environment
+(trust_env=False) and never follows redirects.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import random
+import ssl
+import time
+from dataclasses import dataclass
+
+import certifi
+import httpcore
+import httpx
+
+from .errors import (ProviderAuthFailed, ProviderBadResponse, ProviderRateLimited,
+                     ProviderRejected, ProviderTimeout, ProviderUnavailable)
+
+MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+BACKOFF_BASE = 0.5      # seconds; attempt n waits up to BACKOFF_BASE * 2**(n-1)
+BACKOFF_CAP = 8.0
+
+_deadline = float("inf")  # monotonic time; set around each call (backends are single-threaded)
+
+
+def _left(timeout):
+    left = _deadline - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout("deadline exceeded")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    def __init__(self, inner):
+        self._inner = inner
+
+    def read(self, max_bytes, timeout=None):
+        return self._inner.read(max_bytes, _left(timeout))
+
+    def write(self, buffer, timeout=None):
+        self._inner.write(buffer, _left(timeout))
+
+    def close(self):
+        self._inner.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None):
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, _left(timeout)))
+
+    def get_extra_info(self, info):
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self):
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        return _DeadlineStream(self._inner.connect_tcp(
+            host, port, _left(timeout), local_address, socket_options))
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        raise httpcore.ConnectError("unix sockets are not used")
+
+    def sleep(self, seconds):
+        time.sleep(seconds)
+
+
+class _Transport(httpx.HTTPTransport):
+    def __init__(self):
+        super().__init__(trust_env=False)
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=ssl.create_default_context(cafile=certifi.where()),
+            max_connections=20, max_keepalive_connections=10, keepalive_expiry=30.0,
+            network_backend=_DeadlineBackend())
+
+
+_client: httpx.Client | None = None
+
+
+def client() -> httpx.Client:
+    global _client
+    if _client is None:
+        _client = httpx.Client(transport=_Transport(), trust_env=False,
+                               follow_redirects=False, timeout=None)
+    return _client
+
+
+@dataclass
+class Reply:
+    status: int
+    data: object
+    attempts: int
+    elapsed_ms: float
+
+
+def post_json(url: str, headers: dict, body: dict, *, provider: str,
+              deadline: float, max_attempts: int) -> Reply:
+    """POST ``body``; return the decoded JSON of a 2xx reply or raise a ProviderError.
+
+    ``deadline`` is a time.monotonic() value that nothing here goes past.
+    Retried: connection failures, 408, 409, 429 and 5xx, with full-jitter
+    exponential backoff, honouring Retry-After when it fits before the deadline.
+    """
+    global _deadline
+    payload = json.dumps(body, ensure_ascii=False).encode()
+    hdrs = {"content-type": "application/json", "accept": "application/json", **headers}
+    started = time.monotonic()
+    attempt = 0
+    while True:
+        attempt += 1
+        status = None
+        _deadline = deadline
+        try:
+            status, raw, retry_after = _send(url, hdrs, payload)
+        except _TooLarge as e:
+            raise ProviderBadResponse(
+                f"provider {provider} sent a response larger than {MAX_RESPONSE_BYTES} bytes",
+                detail=f"HTTP {e.status}", hint="Lower max_tokens.", status=e.status,
+                attempts=attempt) from None
+        except (httpx.TimeoutException, httpcore.TimeoutException):
+            raise _timeout(provider, started, attempt) from None
+        except (httpx.TransportError, httpcore.NetworkError, OSError) as e:
+            failure = e
+        finally:
+            _deadline = float("inf")
+        if status is None:
+            if attempt >= max_attempts:
+                raise ProviderUnavailable(
+                    f"could not connect to provider {provider}",
+                    detail=f"{type(failure).__name__} after {attempt} attempt(s) "
+                           f"to host {httpx.URL(url).host}",
+                    hint="Check the provider_endpoint attribute and that the server is reachable.",
+                    attempts=attempt)
+            wait = _backoff(attempt)
+        elif 200 <= status < 300:
+            return Reply(status, _decode(raw, provider, status, attempt), attempt,
+                         (time.monotonic() - started) * 1000)
+        else:
+            retryable = status in (408, 409, 429) or status >= 500
+            if not retryable or attempt >= max_attempts:
+                raise _http_error(provider, status, raw, attempt)
+            if retry_after is not None and time.monotonic() + retry_after > deadline:
+                raise _http_error(provider, status, raw, attempt,
+                                  note=f"Retry-After {retry_after:g}s is beyond the call's deadline")
+            wait = retry_after if retry_after is not None else _backoff(attempt)
+        if time.monotonic() + wait >= deadline:
+            raise _timeout(provider, started, attempt)
+        time.sleep(wait)
+
+
+def _backoff(attempt: int) -> float:
+    """Full jitter: spreads retries of many sessions hitting the same outage."""
+    return random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1)))
+
+
+def _send(url, headers, payload):
+    """One attempt: (status, body bytes, Retry-After seconds or None)."""
+    with client().stream("POST", url, headers=headers, content=payload) as resp:
+        chunks, size = [], 0
+        for chunk in resp.iter_raw():
+            size += len(chunk)
+            if size > MAX_RESPONSE_BYTES:
+                raise _TooLarge(resp.status_code)
+            chunks.append(chunk)
+        raw = b"".join(chunks)
+        if resp.headers.get("content-encoding"):
+            raw = httpx.Response(resp.status_code, headers=resp.headers, content=raw).content
+        return resp.status_code, raw, _retry_after(resp.headers.get("retry-after"))
+
+
+class _TooLarge(httpx.TransportError):
+    def __init__(self, status):
+        super().__init__("response too large")
+        self.status = status
+
+
+def _retry_after(value):
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+        return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _decode(raw: bytes, provider: str, status: int, attempts: int):
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ProviderBadResponse(
+            f"provider {provider} returned a response that is not JSON (HTTP {status})",
+            detail=f"HTTP {status}; body starts with {_snippet(raw)}",
+            hint="Check provider_endpoint: it must point at the provider's API.",
+            status=status, attempts=attempts) from None
+
+
+def _timeout(provider, started, attempts):
+    return ProviderTimeout(
+        f"provider {provider} did not answer within the call's deadline",
+        detail=f"gave up after {time.monotonic() - started:.1f}s and {attempts} attempt(s)",
+        hint="Raise dbms_cloud_ai.http_timeout or statement_timeout, or retry later.",
+        attempts=attempts)
+
+
+def _http_error(provider, status, raw, attempts, note=None):
+    detail = f"HTTP {status} after {attempts} attempt(s); body starts with {_snippet(raw)}"
+    if note:
+        detail = f"{note}. {detail}"
+    if status in (401, 403):
+        return ProviderAuthFailed(
+            f"provider {provider} rejected the credentials (HTTP {status})", detail=detail,
+            hint="Store a valid API key with dbms_cloud.update_credential(credential_name, "
+                 "'password', '<key>').", status=status, attempts=attempts)
+    if status == 429:
+        return ProviderRateLimited(
+            f"provider {provider} is rate limiting requests (HTTP 429)", detail=detail,
+            hint="Retry later or lower the request rate.", status=status, attempts=attempts)
+    if status >= 500 or status == 408:
+        return ProviderUnavailable(
+            f"provider {provider} failed (HTTP {status})", detail=detail,
+            hint="The provider had a server error; retry later.", status=status, attempts=attempts)
+    if 300 <= status < 400:
+        return ProviderRejected(
+            f"provider {provider} answered with a redirect (HTTP {status}), which is not followed",
+            detail=detail, hint="Set provider_endpoint to the final URL.",
+            status=status, attempts=attempts)
+    return ProviderRejected(
+        f"provider {provider} rejected the request (HTTP {status})", detail=detail,
+        hint="Check the profile's model and other attributes.", status=status, attempts=attempts)
+
+
+def _snippet(raw: bytes) -> str:
+    text = raw[:200].decode("utf-8", errors="replace").replace("\n", " ")
+    return repr(text) if text else "(empty)"

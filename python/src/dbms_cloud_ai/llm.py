@@ -1,0 +1,70 @@
+"""One model call: pick the provider, check egress, decrypt the key, POST, parse."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from . import acl, credentials, db, http, providers
+from .errors import ProviderTimeout
+from .providers import ChatRequest, Completion
+
+DEFAULT_HTTP_TIMEOUT = 120.0  # seconds for one call, retries included
+DEFAULT_MAX_ATTEMPTS = 3
+DEADLINE_MARGIN = 0.25        # leave time for the server to report the error itself
+
+_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+_DURATION = re.compile(r"\s*([0-9.]+)\s*([a-z]*)\s*\Z")
+
+
+def _seconds(value, default_unit):
+    if not value:
+        return None
+    m = _DURATION.match(value.lower())
+    if not m:
+        return None
+    unit = _UNITS.get(m.group(2) or default_unit)
+    return float(m.group(1)) * unit if unit else None
+
+
+def _budget(plpy) -> tuple[float, int]:
+    """(deadline as time.monotonic(), max attempts) for a call starting now.
+
+    The deadline respects statement_timeout, counted from the start of the
+    statement, because PostgreSQL cannot cancel Python while it waits."""
+    row = db.one(plpy, """
+        select extract(epoch from pg_catalog.clock_timestamp() - pg_catalog.statement_timestamp())
+                   ::float8 as elapsed,
+               pg_catalog.current_setting('statement_timeout') as st,
+               pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
+               pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma""")
+    budget = _seconds(row["ht"], "s") or DEFAULT_HTTP_TIMEOUT
+    st = _seconds(row["st"], "ms")
+    if st:
+        budget = min(budget, st - row["elapsed"] - DEADLINE_MARGIN)
+    try:
+        attempts = max(1, min(10, int(row["ma"]))) if row["ma"] else DEFAULT_MAX_ATTEMPTS
+    except ValueError:
+        attempts = DEFAULT_MAX_ATTEMPTS
+    return time.monotonic() + budget, attempts
+
+
+def chat(plpy, attrs: dict, messages: list[dict]) -> Completion:
+    provider = providers.for_attributes(attrs)
+    req = ChatRequest(messages=messages, model=provider.model(attrs),
+                      temperature=attrs.get("temperature"),
+                      max_tokens=attrs.get("max_tokens", 1024),
+                      stop=attrs.get("stop_tokens"), seed=attrs.get("seed"))
+    url = provider.url(attrs, req)
+    acl.check_egress(plpy, url)
+    key = credentials.api_key(plpy, attrs["credential_name"]) if attrs.get("credential_name") else None
+    deadline, attempts = _budget(plpy)
+    if deadline <= time.monotonic():
+        raise ProviderTimeout(f"no time left to call provider {provider.name}",
+                              detail="statement_timeout has (almost) expired",
+                              hint="Raise statement_timeout.")
+    reply = http.post_json(url, provider.headers(key, attrs), provider.body(req, attrs),
+                           provider=provider.name, deadline=deadline, max_attempts=attempts)
+    completion = provider.parse(reply.data, req)
+    completion.extra.update(attempts=reply.attempts, latency_ms=reply.elapsed_ms)
+    return completion

@@ -1,0 +1,109 @@
+"""What every provider adapter provides: URL, headers, request body, reply parsing."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ..errors import InvalidParameter, ProviderBadResponse
+
+
+@dataclass
+class ChatRequest:
+    """A provider-neutral chat call; messages use roles system, user and assistant."""
+
+    messages: list[dict]
+    model: str | None = None
+    temperature: float | None = None
+    max_tokens: int = 1024
+    stop: list[str] | None = None
+    seed: int | None = None
+
+
+@dataclass
+class Completion:
+    text: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    tokens_estimated: bool = False
+    finish_reason: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+class Provider:
+    name = "?"
+    default_base = ""           # scheme://host[/prefix]
+    default_model: str | None = None
+    needs_key = True
+
+    def check(self, attrs: dict) -> None:
+        """Cross-attribute checks made when a profile is created or changed."""
+
+    def model(self, attrs: dict) -> str | None:
+        return attrs.get("model") or self.default_model
+
+    def base_url(self, attrs: dict) -> str:
+        endpoint = attrs.get("provider_endpoint")
+        return endpoint_url(endpoint) if endpoint else self.default_base
+
+    def url(self, attrs: dict, req: ChatRequest) -> str:
+        raise NotImplementedError
+
+    def headers(self, api_key: str | None, attrs: dict) -> dict:
+        raise NotImplementedError
+
+    def body(self, req: ChatRequest, attrs: dict) -> dict:
+        raise NotImplementedError
+
+    def parse(self, data, req: ChatRequest) -> Completion:
+        raise NotImplementedError
+
+    def bad(self, why: str) -> ProviderBadResponse:
+        return ProviderBadResponse(
+            f"provider {self.name} returned an unexpected response: {why}", status=200,
+            detail="HTTP 200 with a body that does not match the provider's chat format",
+            hint="Check that provider and provider_endpoint point at the same kind of API.")
+
+
+def endpoint_url(endpoint: str) -> str:
+    """Oracle gives provider_endpoint as a bare host ('api.fireworks.ai/inference');
+    a full URL is accepted too.  Returns scheme://host[:port][/path] without a
+    trailing slash."""
+    e = endpoint.strip()
+    if "://" not in e:
+        e = "https://" + e
+    parts = urlsplit(e)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidParameter(
+            f"provider_endpoint {endpoint!r} is not a host name or http(s) URL",
+            hint="Use a host such as 'api.example.com' or a URL such as 'http://127.0.0.1:11434'.")
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise InvalidParameter(
+            f"provider_endpoint {endpoint!r} must not contain credentials, a query or a fragment",
+            hint="Store API keys with dbms_cloud.create_credential and name them in credential_name.")
+    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
+
+
+def join_api_path(base: str, version_prefix: str, tail: str) -> str:
+    """Append ``version_prefix + tail`` unless the base already ends with it."""
+    path = urlsplit(base).path
+    if path.endswith(tail):
+        return base
+    last = path.rsplit("/", 1)[-1]
+    if last.startswith("v") and last[1:2].isdigit() or last == "openai":
+        return base + tail
+    return base + version_prefix + tail
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token, the usual rule of thumb for English text."""
+    return max(1, math.ceil(len(text) / 4)) if text else 0
+
+
+def usage_or_estimate(req: ChatRequest, text: str, inp, out):
+    if isinstance(inp, int) and isinstance(out, int):
+        return inp, out, False
+    prompt_chars = "".join(m["content"] for m in req.messages)
+    return estimate_tokens(prompt_chars), estimate_tokens(text), True

@@ -1,0 +1,47 @@
+"""Cohere Chat API v2."""
+
+from __future__ import annotations
+
+from .base import ChatRequest, Completion, Provider, usage_or_estimate
+
+
+class Cohere(Provider):
+    name = "cohere"
+    default_base = "https://api.cohere.com"
+    default_model = "command-a-03-2025"
+
+    def url(self, attrs, req):
+        base = self.base_url(attrs)
+        return base if base.endswith("/v2/chat") else base + "/v2/chat"
+
+    def headers(self, api_key, attrs):
+        return {"authorization": f"Bearer {api_key}"}
+
+    def body(self, req: ChatRequest, attrs):
+        body = {"model": req.model, "messages": req.messages, "max_tokens": req.max_tokens}
+        if req.temperature is not None:
+            body["temperature"] = min(req.temperature, 1.0)
+        if req.stop:
+            body["stop_sequences"] = req.stop
+        if req.seed is not None:
+            body["seed"] = req.seed
+        return body
+
+    def parse(self, data, req):
+        try:
+            parts = data["message"]["content"]
+            text = "".join(p["text"] for p in parts if p.get("type") == "text")
+        except (KeyError, TypeError):
+            raise self.bad("no message.content") from None
+        if not parts:
+            raise self.bad("empty message.content")
+        usage = data.get("usage") or {}
+        tokens = usage.get("tokens") or usage.get("billed_units") or {}
+        inp, out, est = usage_or_estimate(
+            req, text, _int(tokens.get("input_tokens")), _int(tokens.get("output_tokens")))
+        return Completion(text=text, model=req.model, input_tokens=inp, output_tokens=out,
+                          tokens_estimated=est, finish_reason=data.get("finish_reason"))
+
+
+def _int(v):
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None

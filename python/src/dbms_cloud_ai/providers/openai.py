@@ -1,0 +1,98 @@
+"""OpenAI chat completions, and the servers that speak it: Azure OpenAI,
+Hugging Face's router, and any OpenAI-compatible server (Ollama, vLLM, LM Studio)."""
+
+from __future__ import annotations
+
+from ..errors import InvalidParameter
+from .base import ChatRequest, Completion, Provider, join_api_path, usage_or_estimate
+
+
+class OpenAI(Provider):
+    name = "openai"
+    default_base = "https://api.openai.com"
+    default_model = "gpt-4o-mini"
+
+    def url(self, attrs, req):
+        return join_api_path(self.base_url(attrs), "/v1", "/chat/completions")
+
+    def headers(self, api_key, attrs):
+        return {"authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def body(self, req: ChatRequest, attrs):
+        body = {"model": req.model, "messages": req.messages, "max_tokens": req.max_tokens}
+        if req.temperature is not None:
+            body["temperature"] = req.temperature
+        if req.stop:
+            body["stop"] = req.stop
+        if req.seed is not None:
+            body["seed"] = req.seed
+        return body
+
+    def parse(self, data, req):
+        try:
+            choice = data["choices"][0]
+            text = choice["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise self.bad("no choices[0].message.content") from None
+        if not isinstance(text, str):
+            raise self.bad("choices[0].message.content is not text")
+        usage = data.get("usage") or {}
+        inp, out, est = usage_or_estimate(
+            req, text, usage.get("prompt_tokens"), usage.get("completion_tokens"))
+        return Completion(text=text, model=data.get("model") or req.model or "",
+                          input_tokens=inp, output_tokens=out, tokens_estimated=est,
+                          finish_reason=choice.get("finish_reason"))
+
+
+class OpenAICompatible(OpenAI):
+    """provider_endpoint without provider: a server speaking OpenAI's wire format."""
+
+    name = "openai-compatible"
+    default_model = None
+    needs_key = False
+
+    def check(self, attrs):
+        if not attrs.get("model"):
+            raise InvalidParameter(
+                "attribute model is required with provider_endpoint and no provider",
+                hint='Add the model the server serves, for example "model": "llama3.2".')
+
+
+class HuggingFace(OpenAI):
+    name = "huggingface"
+    default_base = "https://router.huggingface.co/v1"
+    default_model = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+class Azure(OpenAI):
+    name = "azure"
+    default_model = None
+    api_version = "2024-10-21"
+
+    def check(self, attrs):
+        if not attrs.get("azure_deployment_name"):
+            raise InvalidParameter(
+                "attribute azure_deployment_name is required for provider azure",
+                hint='Add "azure_deployment_name": "<your deployment>".')
+        if not attrs.get("azure_resource_name") and not attrs.get("provider_endpoint"):
+            raise InvalidParameter(
+                "attribute azure_resource_name is required for provider azure",
+                hint='Add "azure_resource_name": "<resource>" (the <resource>.openai.azure.com host).')
+
+    def base_url(self, attrs):
+        if attrs.get("provider_endpoint"):
+            return super().base_url(attrs)
+        return f"https://{attrs['azure_resource_name']}.openai.azure.com"
+
+    def url(self, attrs, req):
+        return (f"{self.base_url(attrs)}/openai/deployments/{attrs['azure_deployment_name']}"
+                f"/chat/completions?api-version={self.api_version}")
+
+    def headers(self, api_key, attrs):
+        return {"api-key": api_key} if api_key else {}
+
+    def body(self, req, attrs):
+        body = super().body(req, attrs)
+        if not attrs.get("model"):
+            body.pop("model")  # the deployment decides the model
+        return body

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Install what dbms_cloud_ai needs and the extension itself.  Idempotent: each
+# step checks first and does nothing when its result is already in place.
+#
+#   scripts/install.sh deps       PostgreSQL server, PL/Python, pip (apt, as root)
+#   scripts/install.sh python     the Python package and its pinned dependencies
+#   scripts/install.sh key        the master key for credential encryption
+#   scripts/install.sh extension  control file and install script into PostgreSQL
+#   scripts/install.sh all        all of the above
+#
+# Environment: PG_MAJOR (default: newest installed, else the distribution's),
+# PY_LIBDIR (default /usr/local/lib/dbms_cloud_ai), KEY_FILE
+# (default /etc/dbms_cloud_ai/master.key).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PY_LIBDIR="${PY_LIBDIR:-/usr/local/lib/dbms_cloud_ai}"
+KEY_FILE="${KEY_FILE:-/etc/dbms_cloud_ai/master.key}"
+VERSION="$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$ROOT/extension/dbms_cloud_ai.control")"
+
+say() { echo "install: $*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+APT_UPDATED=
+apt_install() {
+    if [ -z "$APT_UPDATED" ]; then
+        as_root apt-get update -qq
+        APT_UPDATED=1
+    fi
+    say "apt-get install $*"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+pg_major() {
+    if [ -n "${PG_MAJOR:-}" ]; then echo "$PG_MAJOR"; return; fi
+    ls /usr/lib/postgresql 2>/dev/null | grep -E '^[0-9]+$' | sort -n | tail -1
+}
+
+deps() {
+    if [ -z "$(pg_major)" ] || [ ! -x "/usr/lib/postgresql/$(pg_major)/bin/postgres" ]; then
+        if [ -n "${PG_MAJOR:-}" ]; then apt_install "postgresql-$PG_MAJOR"; else apt_install postgresql; fi
+    fi
+    local major; major="$(pg_major)"
+    have_pkg "postgresql-plpython3-$major" || apt_install "postgresql-plpython3-$major"
+    local py; py="$(plpython_interpreter)"
+    [ -x "$py" ] || apt_install "$(basename "$py")"
+    "$py" -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+    say "PostgreSQL $major with PL/Python on $("$py" -V 2>&1)"
+}
+
+# The interpreter plpython3u embeds: the libpython3.X the shared library links.
+plpython_interpreter() {
+    local so="/usr/lib/postgresql/$(pg_major)/lib/plpython3.so"
+    local lib; lib="$(ldd "$so" | grep -o 'libpython3\.[0-9]*' | head -1)"
+    [ -n "$lib" ] || { echo "install: cannot find libpython in $so" >&2; exit 1; }
+    echo "/usr/bin/python${lib#libpython}"
+}
+
+python_lib() {
+    local py; py="$(plpython_interpreter)"
+    local xy; xy="$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+    local dir="$PY_LIBDIR/$VERSION/python$xy"
+    local stamp="$dir/.requirements.sha256"
+    local want; want="$(sha256sum "$ROOT/python/requirements-lock.txt" | cut -d' ' -f1)"
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+        say "pip install pinned dependencies into $dir"
+        as_root rm -rf "$dir"
+        as_root mkdir -p "$dir"
+        as_root "$py" -m pip install -q --disable-pip-version-check --no-deps --no-compile \
+            --root-user-action=ignore --target "$dir" -r "$ROOT/python/requirements-lock.txt"
+        echo "$want" | as_root tee "$stamp" >/dev/null
+    fi
+    # Our own package is copied fresh every time (cheap, and never stale).
+    as_root rm -rf "$dir/dbms_cloud_ai"
+    as_root cp -r "$ROOT/python/src/dbms_cloud_ai" "$dir/dbms_cloud_ai"
+    as_root find "$dir/dbms_cloud_ai" -name __pycache__ -prune -exec rm -rf {} +
+    as_root chmod -R a+rX "$PY_LIBDIR"
+    say "Python package $VERSION in $dir"
+}
+
+key() {
+    if as_root test -s "$KEY_FILE"; then return; fi
+    local owner=postgres
+    id "$owner" >/dev/null 2>&1 || owner="$(id -un)"
+    as_root mkdir -p "$(dirname "$KEY_FILE")"
+    as_root sh -c "umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' > '$KEY_FILE'; echo >> '$KEY_FILE'"
+    as_root chown "$owner" "$KEY_FILE"
+    as_root chmod 600 "$KEY_FILE"
+    say "created master key $KEY_FILE (owner $owner, mode 600): back it up with your database backups"
+}
+
+extension() {
+    local script="$ROOT/extension/dbms_cloud_ai--$VERSION.sql"
+    python3 "$ROOT/sql/build.py" --pylibdir "$PY_LIBDIR" --out "$script"
+    local share; share="$("/usr/lib/postgresql/$(pg_major)/bin/pg_config" --sharedir)/extension"
+    as_root install -m 644 "$ROOT/extension/dbms_cloud_ai.control" "$script" "$share/"
+    say "extension dbms_cloud_ai $VERSION installed into $share"
+}
+
+case "${1:-all}" in
+    deps) deps ;;
+    python) python_lib ;;
+    key) key ;;
+    extension) extension ;;
+    interpreter) plpython_interpreter ;;
+    pg-major) pg_major ;;
+    all) deps; python_lib; key; extension ;;
+    *) echo "usage: $0 [deps|python|key|extension|all]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL cluster on a private port and socket directory, for
+# tests, the demo and benchmarks.  initdb refuses root, so as root the cluster
+# runs as the postgres OS user.
+#
+#   scripts/pg-cluster.sh start DIR PORT    init (if needed) and start
+#   scripts/pg-cluster.sh stop DIR          stop fast
+#
+# Connect with: psql -h DIR/sock -p PORT -U postgres
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+MAJOR="$("$ROOT/scripts/install.sh" pg-major)"
+BIN="/usr/lib/postgresql/$MAJOR/bin"
+cmd="$1"; dir="$(realpath -m "$2")"; port="${3:-54329}"
+
+run() {  # run a command as the cluster's OS user
+    if [ "$(id -u)" = 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+case "$cmd" in
+start)
+    mkdir -p "$dir/sock" "$dir/log"
+    [ "$(id -u)" = 0 ] && chown -R postgres:postgres "$dir" && chmod 755 "$dir"
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        run "$BIN/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/log/initdb.log"
+        cat >>"$dir/data/postgresql.conf" <<EOF
+port = $port
+listen_addresses = ''
+unix_socket_directories = '$dir/sock'
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = all
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_connections = 120
+logging_collector = off
+log_min_messages = warning
+EOF
+    fi
+    run "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log/server.log" -w -t 60 start >/dev/null
+    echo "cluster: PostgreSQL $MAJOR running on port $port, socket $dir/sock"
+    ;;
+stop)
+    if [ -f "$dir/data/postmaster.pid" ]; then
+        run "$BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
+    fi
+    ;;
+*)
+    echo "usage: $0 start DIR PORT | stop DIR" >&2; exit 2 ;;
+esac

@@ -1,0 +1,22 @@
+-- Who may do what.  Nothing is granted to PUBLIC: a DBA grants
+-- dbms_cloud_ai_user (Oracle: GRANT EXECUTE ON DBMS_CLOUD_AI) and, for the
+-- DBA_ views and host ACLs, dbms_cloud_ai_admin.
+
+revoke all on all functions in schema dbms_cloud, dbms_cloud_ai from public;
+revoke all on all tables in schema dbms_cloud, dbms_cloud_ai from public;
+
+grant usage on schema dbms_cloud, dbms_cloud_ai to dbms_cloud_ai_user;
+grant execute on all functions in schema dbms_cloud, dbms_cloud_ai to dbms_cloud_ai_user;
+
+grant select, insert, update, delete on dbms_cloud._credential to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._profile to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._host_ace to dbms_cloud_ai_user;
+grant insert, update, delete on dbms_cloud_ai._host_ace to dbms_cloud_ai_admin;
+
+grant select on dbms_cloud.user_credentials, dbms_cloud_ai.user_cloud_ai_profiles,
+                dbms_cloud_ai.user_cloud_ai_profile_attributes, dbms_cloud_ai.profile_attribute_names,
+                dbms_cloud_ai.user_host_aces
+   to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.dba_cloud_ai_profiles, dbms_cloud_ai.dba_cloud_ai_profile_attributes,
+                dbms_cloud_ai.dba_host_aces
+   to dbms_cloud_ai_admin;

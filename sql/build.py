@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Build extension/dbms_cloud_ai--<version>.sql from the topic files in sql/.
+
+Order: head.sql, then schema/NNN-*.sql (tables, policies), then api/NNN-*.sql
+(functions, views, grants).  Each ``#BOOTSTRAP`` line in a PL/Python body is
+replaced by the once-per-backend loader of the Python package.  The version
+comes from the control file only.
+
+    python3 sql/build.py --pylibdir /usr/local/lib/dbms_cloud_ai --out extension/dbms_cloud_ai--0.1.0.sql
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SQL = ROOT / "sql"
+CONTROL = ROOT / "extension" / "dbms_cloud_ai.control"
+NAME = re.compile(r"\d{3}-[a-z0-9-]+\.sql\Z")
+
+# The loader: import the package from <libdir>/<version>/pythonX.Y once per
+# backend, without the system's site-packages, and refuse to mix versions.
+# The library directory can only be changed through the server's environment,
+# never through a setting an SQL user could change (that would let them load
+# their own Python code into a superuser-equivalent interpreter).
+BOOTSTRAP = '''\
+if GD.get("dbms_cloud_ai.version") != "{version}":
+    import os, sys
+    if GD.get("dbms_cloud_ai.version") is not None:
+        plpy.error("dbms_cloud_ai was updated while this session was open",
+                   detail="This session loaded version %s; the database now has {version}." % GD["dbms_cloud_ai.version"],
+                   hint="Reconnect to use the new version.", sqlstate="55000")
+    _dca_dir = os.path.join(os.environ.get("DBMS_CLOUD_AI_PYTHON_LIB_DIR") or "{pylibdir}",
+                            "{version}", "python%d.%d" % sys.version_info[:2])
+    if not os.path.isdir(_dca_dir):
+        plpy.error("dbms_cloud_ai Python library is not installed",
+                   detail="Directory %s does not exist." % _dca_dir,
+                   hint="Run 'make install' as root on the database server.", sqlstate="58000")
+    sys.path[:] = [_dca_dir] + [p for p in sys.path if p != _dca_dir and not p.endswith("-packages")]
+    import dbms_cloud_ai, dbms_cloud_ai.sqlapi
+    if dbms_cloud_ai.__version__ != "{version}":
+        plpy.error("dbms_cloud_ai Python library version %s does not match the extension {version}"
+                   % dbms_cloud_ai.__version__,
+                   hint="Run 'make install' as root, then reconnect.", sqlstate="58000")
+    GD["dbms_cloud_ai"] = dbms_cloud_ai
+    GD["dbms_cloud_ai.version"] = "{version}"'''
+
+
+def control_version() -> str:
+    m = re.search(r"^default_version\s*=\s*'([^']+)'", CONTROL.read_text(), re.M)
+    if not m:
+        sys.exit(f"{CONTROL}: no default_version")
+    return m.group(1)
+
+
+def sources() -> list[pathlib.Path]:
+    files = [SQL / "head.sql"]
+    for part in ("schema", "api"):
+        names = sorted(p for p in (SQL / part).iterdir() if p.suffix == ".sql")
+        for p in names:
+            if not NAME.match(p.name):
+                sys.exit(f"{p}: file names must look like 010-topic.sql")
+        files += names
+    return files
+
+
+def inject(text: str, version: str, pylibdir: str, where: str) -> str:
+    boot = BOOTSTRAP.format(version=version, pylibdir=pylibdir)
+
+    def repl(m):
+        indent = m.group(1)
+        return "\n".join(indent + line if line else line for line in boot.splitlines())
+
+    out = re.sub(r"^([ \t]*)#BOOTSTRAP[ \t]*$", repl, text, flags=re.M)
+    bodies = len(re.findall(r"language plpython3u", text))
+    markers = len(re.findall(r"^[ \t]*#BOOTSTRAP", text, flags=re.M))
+    if bodies != markers:
+        sys.exit(f"{where}: {bodies} PL/Python functions but {markers} #BOOTSTRAP markers")
+    if "@extschema" in text:
+        sys.exit(f"{where}: do not use @extschema@; qualify with dbms_cloud_ai. instead")
+    return out
+
+
+def build(pylibdir: str) -> str:
+    version = control_version()
+    parts = []
+    for path in sources():
+        rel = path.relative_to(ROOT)
+        parts.append(f"-- ===== {rel} =====\n" + inject(path.read_text(), version, pylibdir, str(rel)))
+    return "\n".join(parts)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pylibdir", default="/usr/local/lib/dbms_cloud_ai")
+    ap.add_argument("--out", help="output file (default: print to stdout)")
+    ap.add_argument("--print-version", action="store_true")
+    args = ap.parse_args()
+    if args.print_version:
+        print(control_version())
+        return
+    text = build(args.pylibdir)
+    if args.out:
+        pathlib.Path(args.out).write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Small helpers shared by the tests."""
+
+from __future__ import annotations
+
+import json
+import time
+from contextlib import contextmanager
+
+import psycopg
+import pytest
+
+API_KEY = "sk-test-0123456789abcdef"
+
+
+def make_profile(conn, fake, name="P", provider="openai", credential="CRED",
+                 key=API_KEY, **attrs):
+    """Create a credential and a profile whose provider is the fake LLM."""
+    if credential and key:
+        conn.execute("select dbms_cloud.create_credential(%s, 'user', %s)", (credential, key))
+    a = {"provider_endpoint": fake.url, **attrs}
+    if provider:
+        a["provider"] = provider
+    if credential:
+        a["credential_name"] = credential
+    conn.execute("select dbms_cloud_ai.create_profile(%s, %s)", (name, json.dumps(a)))
+    return name
+
+
+def generate(conn, prompt, profile="P", action="chat", **kw):
+    args = ", ".join(f"{k} => %({k})s" for k in kw)
+    sql = "select dbms_cloud_ai.generate(%(prompt)s, %(profile)s, %(action)s" + (", " + args if args else "") + ")"
+    return conn.execute(sql, {"prompt": prompt, "profile": profile, "action": action, **kw}).fetchone()[0]
+
+
+@contextmanager
+def raises(sqlstate: str):
+    """Expect a database error with this SQLSTATE; yields the caught error holder."""
+    holder = {}
+    with pytest.raises(psycopg.Error) as ei:
+        yield holder
+    err = ei.value
+    holder["error"] = err
+    assert err.sqlstate == sqlstate, f"expected {sqlstate}, got {err.sqlstate}: {err}"
+
+
+def hint_of(holder) -> str:
+    return holder["error"].diag.message_hint or ""
+
+
+@contextmanager
+def timed():
+    t = {"start": time.monotonic()}
+    yield t
+    t["elapsed"] = time.monotonic() - t["start"]
