@@ -55,7 +55,8 @@ def _load_extension(host, port, user, dbname, password=None, **_):
 
 if PGHOST:
     postgresql_noproc = factories.postgresql_noproc(
-        host=PGHOST, port=PGPORT, user="postgres", dbname="dca_tests", load=[_load_extension])
+        host=PGHOST, port=PGPORT, user="postgres", dbname=f"dca_tests_{os.getpid()}",
+        load=[_load_extension])
     postgresql = factories.postgresql("postgresql_noproc")
 
 

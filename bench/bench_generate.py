@@ -1,0 +1,234 @@
+"""How much does dbms_cloud_ai.generate() add on top of a bare PL/Python HTTP POST?
+
+Run by `make bench` against a throwaway cluster (DCA_PGHOST / DCA_PGPORT):
+
+    .venv/bin/python bench/bench_generate.py [--calls N] [--warmup W]
+
+It creates a fresh database dca_bench with the extension, a login role
+bench_user (member of dbms_cloud_ai_user) with a credential and an openai
+profile BENCH whose provider_endpoint is an in-process fake LLM, and a
+baseline function bench_bare_post(url, body, headers): PL/Python, stdlib
+http.client, one keep-alive connection kept in GD, the same JSON body and
+headers the extension sends, returning choices[0].message.content.
+
+Both statements run as bench_user, prepared client-side, one connection each,
+interleaved call by call (alternating which goes first) so both see the same
+machine conditions.  Client-side latency (execute + fetch) is measured after a
+warm-up that is not counted.  The fake LLM answers instantly, so the figures
+are the cost of the database round trip plus the Python work on each side.
+
+A benchmark, not a test: it exits 0 whatever the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import sys
+import time
+
+import psycopg
+from psycopg import sql
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from fake_llm import Answer, FakeLLM  # noqa: E402
+
+DBNAME = "dca_bench"
+ROLE = "bench_user"
+PROFILE = "BENCH"
+CREDENTIAL = "BENCH_CRED"
+API_KEY = "sk-bench-0123456789abcdef"
+PROMPT = "What is 4 + 4 ?"
+ANSWER = "8"
+GOAL = 1.5
+
+# Headers the HTTP client sets itself (or that describe the connection), not
+# part of what the extension asks for.
+TRANSPORT_HEADERS = {"host", "content-length", "connection"}
+
+BARE_POST = r"""
+create function public.bench_bare_post(url text, body text, headers text default '{}')
+returns text language plpython3u volatile
+as $python$
+    # Baseline: the least a PL/Python function must do to ask the model.
+    # stdlib only (independent of the extension's httpx stack), one keep-alive
+    # connection per backend kept in GD, JSON answer decoded.
+    import http.client, json
+    from urllib.parse import urlsplit
+    u = urlsplit(url)
+    key = ("bench_bare_post", u.hostname, u.port)
+    hdrs = json.loads(headers) if headers else {}
+    path = (u.path or "/") + ("?" + u.query if u.query else "")
+    payload = body.encode()
+    for attempt in (1, 2):
+        conn = GD.get(key)
+        if conn is None:
+            conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+            GD[key] = conn
+        try:
+            conn.request("POST", path, payload, hdrs)
+            resp = conn.getresponse()
+            raw = resp.read()
+            break
+        except (http.client.HTTPException, OSError):
+            conn.close()
+            GD.pop(key, None)
+            if attempt == 2:
+                raise
+    if resp.status != 200:
+        plpy.error("bench_bare_post: HTTP %d" % resp.status)
+    if resp.getheader("connection", "").lower() == "close":
+        conn.close()
+        GD.pop(key, None)
+    return json.loads(raw)["choices"][0]["message"]["content"]
+$python$
+"""
+
+
+def connect(user: str, dbname: str) -> psycopg.Connection:
+    return psycopg.connect(host=os.environ["DCA_PGHOST"], port=os.environ["DCA_PGPORT"],
+                           user=user, dbname=dbname, autocommit=True)
+
+
+def setup(fake: FakeLLM) -> bool:
+    """Fresh database, role, extension, ACE, baseline function; True if the role is ours."""
+    with connect("postgres", "postgres") as c:
+        c.execute(f"drop database if exists {DBNAME} with (force)")
+        c.execute(f"create database {DBNAME}")
+        created_role = c.execute("select not exists (select from pg_roles where rolname = %s)",
+                                 (ROLE,)).fetchone()[0]
+        if created_role:
+            c.execute(f"create role {ROLE} login")
+    with connect("postgres", DBNAME) as c:
+        c.execute("create extension dbms_cloud_ai cascade")
+        c.execute(f"grant dbms_cloud_ai_user to {ROLE}")
+        c.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
+        c.execute(BARE_POST)
+        c.execute(f"grant execute on function public.bench_bare_post(text, text, text) to {ROLE}")
+    with connect(ROLE, DBNAME) as c:
+        c.execute("select dbms_cloud.create_credential(%s, 'user', %s)", (CREDENTIAL, API_KEY))
+        attrs = {"provider": "openai", "credential_name": CREDENTIAL,
+                 "provider_endpoint": fake.url}
+        c.execute("select dbms_cloud_ai.create_profile(%s, %s)", (PROFILE, json.dumps(attrs)))
+    return created_role
+
+
+def teardown(created_role: bool) -> None:
+    with connect("postgres", "postgres") as c:
+        c.execute(f"drop database if exists {DBNAME} with (force)")
+        if created_role:
+            c.execute(f"drop role if exists {ROLE}")
+
+
+def pct(sorted_xs: list[float], p: float) -> float:
+    """Percentile with linear interpolation between closest ranks."""
+    if len(sorted_xs) == 1:
+        return sorted_xs[0]
+    k = (len(sorted_xs) - 1) * p / 100
+    lo = int(k)
+    hi = min(lo + 1, len(sorted_xs) - 1)
+    return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (k - lo)
+
+
+def summary(xs: list[float]) -> dict:
+    s = sorted(xs)
+    return {"p50": pct(s, 50), "p95": pct(s, 95), "p99": pct(s, 99),
+            "mean": statistics.fmean(s)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=1000, help="measured calls of each (default 1000)")
+    ap.add_argument("--warmup", type=int, default=50, help="uncounted calls of each first (default 50)")
+    ap.add_argument("--keep", action="store_true", help="keep database dca_bench afterwards")
+    args = ap.parse_args()
+    if not os.environ.get("DCA_PGHOST"):
+        print("bench: DCA_PGHOST/DCA_PGPORT not set; run `make bench`", file=sys.stderr)
+        return 2
+
+    fake = FakeLLM(lambda wire, body: Answer(ANSWER)).start()
+    # The fake writes its headers and its body in two send() calls; with Nagle
+    # on, the body waits for the client's delayed ACK (~40 ms on Linux) and
+    # both sides would measure that stall instead of themselves.  Real
+    # servers (and httpcore and http.client on our side) set TCP_NODELAY.
+    fake._server.RequestHandlerClass.disable_nagle_algorithm = True
+    created_role = False
+    try:
+        created_role = setup(fake)
+        gen_conn = connect(ROLE, DBNAME)
+        bare_conn = connect(ROLE, DBNAME)
+
+        gen_sql = sql.SQL("select dbms_cloud_ai.generate({}, {}, {})").format(
+            sql.Literal(PROMPT), sql.Literal(PROFILE), sql.Literal("chat")).as_string(gen_conn)
+
+        # The exact request the extension sends, replayed by the baseline.
+        fake.reset()
+        got = gen_conn.execute(gen_sql, prepare=True).fetchone()[0]
+        assert got == ANSWER, f"generate() returned {got!r}"
+        rec = fake.requests[-1]
+        url = fake.url + rec.path
+        body = rec.body.decode()
+        headers = {k: v for k, v in rec.headers.items() if k not in TRANSPORT_HEADERS}
+        bare_sql = sql.SQL("select public.bench_bare_post({}, {}, {})").format(
+            sql.Literal(url), sql.Literal(body), sql.Literal(json.dumps(headers))
+        ).as_string(bare_conn)
+        got = bare_conn.execute(bare_sql, prepare=True).fetchone()[0]
+        assert got == ANSWER, f"bench_bare_post() returned {got!r}"
+        bare_body = fake.requests[-1].body
+        assert bare_body == rec.body, "baseline did not send the extension's body"
+
+        gen_cur, bare_cur = gen_conn.cursor(), bare_conn.cursor()
+        runs = {"generate": (gen_cur, gen_sql, []), "bare": (bare_cur, bare_sql, [])}
+        order = (("generate", "bare"), ("bare", "generate"))
+        clock = time.perf_counter
+        started = clock()
+        for i in range(args.warmup + args.calls):
+            for name in order[i % 2]:
+                cur, q, lat = runs[name]
+                t0 = clock()
+                cur.execute(q, prepare=True)
+                row = cur.fetchone()
+                t1 = clock()
+                if row[0] != ANSWER:
+                    raise SystemExit(f"bench: {name} returned {row[0]!r}")
+                if i >= args.warmup:
+                    lat.append(t1 - t0)
+        wall = clock() - started
+        sent = len(fake.requests)
+        server = gen_conn.execute("select current_setting('server_version')").fetchone()[0]
+        gen_conn.close()
+        bare_conn.close()
+
+        g, b = summary(runs["generate"][2]), summary(runs["bare"][2])
+        us = 1e6
+        print()
+        print(f"dbms_cloud_ai.generate() vs bare PL/Python POST: {args.calls} calls each "
+              f"after {args.warmup} warm-up, interleaved, {wall:.1f}s wall")
+        print(f"server: PostgreSQL {server}; client psycopg {psycopg.__version__}, "
+              f"prepared statements, one connection each")
+        print(f"request: POST {rec.path}, {len(rec.body)}-byte body, "
+              f"{sent} requests reached the fake LLM")
+        print()
+        print(f"{'latency (us)':<24}{'p50':>10}{'p95':>10}{'p99':>10}{'mean':>10}")
+        print(f"{'generate':<24}" + "".join(f"{g[k] * us:>10.0f}" for k in ("p50", "p95", "p99", "mean")))
+        print(f"{'bare_post (baseline)':<24}" + "".join(f"{b[k] * us:>10.0f}" for k in ("p50", "p95", "p99", "mean")))
+        print(f"{'ratio generate/bare':<24}" + "".join(f"{g[k] / b[k]:>10.2f}" for k in ("p50", "p95", "p99", "mean")))
+        print()
+        ratio50, ratio95 = g["p50"] / b["p50"], g["p95"] / b["p95"]
+        print(f"ratio generate/bare: p50 {ratio50:.2f}, p95 {ratio95:.2f}")
+        print(f"goal: p50 ratio <= {GOAL}  ->  {'met' if ratio50 <= GOAL else 'NOT met'}")
+        print(f"extension overhead estimate (p50 difference): {(g['p50'] - b['p50']) * us:.0f} us per call")
+        return 0
+    finally:
+        fake.stop()
+        if not args.keep:
+            teardown(created_role)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
