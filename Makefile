@@ -26,7 +26,7 @@ PYTEST_ARGS ?=
 
 export PY_LIBDIR
 
-.PHONY: all install test demo bench clean venv
+.PHONY: all install test demo demo-stop bench clean venv
 
 all: $(SCRIPT)
 
@@ -37,6 +37,7 @@ install:
 	scripts/install.sh all
 
 $(VENV)/.installed: tests/requirements.txt
+	$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || scripts/install.sh apt python3-venv
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
 	touch $@
@@ -50,10 +51,15 @@ test: install venv
 	  $(VENV)/bin/python -m pytest tests $(PYTEST_ARGS); \
 	  status=$$?; scripts/pg-cluster.sh stop $(TEST_DIR); exit $$status
 
-demo: install venv
-	scripts/pg-cluster.sh stop $(DEMO_DIR); rm -rf $(DEMO_DIR)
-	scripts/pg-cluster.sh start $(DEMO_DIR) $(DEMO_PORT) >/dev/null
-	DEMO_DIR=$(DEMO_DIR) DEMO_PORT=$(DEMO_PORT) $(VENV)/bin/python demo/run_demo.py
+demo:
+	@$(PYTHON) demo/run_demo.py --mode
+	@mkdir -p $(TMPBASE)
+	@echo "demo: make install (log: $(TMPBASE)/install.log)"
+	@$(MAKE) --no-print-directory install venv >$(TMPBASE)/install.log 2>&1 \
+	  || { cat $(TMPBASE)/install.log; echo "demo: make install failed"; exit 1; }
+	@scripts/pg-cluster.sh stop $(DEMO_DIR); rm -rf $(DEMO_DIR)
+	@scripts/pg-cluster.sh start $(DEMO_DIR) $(DEMO_PORT) >/dev/null
+	@DEMO_BANNER_SHOWN=1 DEMO_DIR=$(DEMO_DIR) DEMO_PORT=$(DEMO_PORT) $(VENV)/bin/python demo/run_demo.py
 
 bench: install venv
 	scripts/pg-cluster.sh stop $(BENCH_DIR); rm -rf $(BENCH_DIR)
@@ -64,3 +70,9 @@ bench: install venv
 clean:
 	rm -f $(SCRIPT)
 	rm -rf $(VENV) .pytest_cache
+
+# Stop what `make demo` left running: the offline model server and the cluster.
+.PHONY: demo-stop
+demo-stop:
+	DEMO_DIR=$(DEMO_DIR) $(PYTHON) demo/run_demo.py --stop
+	scripts/pg-cluster.sh stop $(DEMO_DIR)

@@ -125,6 +125,11 @@ def teardown(created_role: bool) -> None:
             c.execute(f"drop role if exists {ROLE}")
 
 
+def check(ok: bool, why: str) -> None:
+    if not ok:
+        raise SystemExit(f"bench: {why}")
+
+
 def pct(sorted_xs: list[float], p: float) -> float:
     """Percentile with linear interpolation between closest ranks."""
     if len(sorted_xs) == 1:
@@ -169,7 +174,7 @@ def main() -> int:
         # The exact request the extension sends, replayed by the baseline.
         fake.reset()
         got = gen_conn.execute(gen_sql, prepare=True).fetchone()[0]
-        assert got == ANSWER, f"generate() returned {got!r}"
+        check(got == ANSWER, f"generate() returned {got!r}")
         rec = fake.requests[-1]
         url = fake.url + rec.path
         body = rec.body.decode()
@@ -178,9 +183,9 @@ def main() -> int:
             sql.Literal(url), sql.Literal(body), sql.Literal(json.dumps(headers))
         ).as_string(bare_conn)
         got = bare_conn.execute(bare_sql, prepare=True).fetchone()[0]
-        assert got == ANSWER, f"bench_bare_post() returned {got!r}"
+        check(got == ANSWER, f"bench_bare_post() returned {got!r}")
         bare_body = fake.requests[-1].body
-        assert bare_body == rec.body, "baseline did not send the extension's body"
+        check(bare_body == rec.body, "the baseline did not send the extension's body")
 
         gen_cur, bare_cur = gen_conn.cursor(), bare_conn.cursor()
         runs = {"generate": (gen_cur, gen_sql, []), "bare": (bare_cur, bare_sql, [])}
@@ -194,8 +199,7 @@ def main() -> int:
                 cur.execute(q, prepare=True)
                 row = cur.fetchone()
                 t1 = clock()
-                if row[0] != ANSWER:
-                    raise SystemExit(f"bench: {name} returned {row[0]!r}")
+                check(row[0] == ANSWER, f"{name} returned {row[0]!r}")
                 if i >= args.warmup:
                     lat.append(t1 - t0)
         wall = clock() - started

@@ -105,6 +105,7 @@ case "${1:-all}" in
     extension) extension ;;
     interpreter) plpython_interpreter ;;
     pg-major) pg_major ;;
+    apt) shift; for p in "$@"; do have_pkg "$p" || apt_install "$p"; done ;;
     all) deps; python_lib; key; extension ;;
     *) echo "usage: $0 [deps|python|key|extension|all]" >&2; exit 2 ;;
 esac

@@ -84,12 +84,69 @@ def inject(text: str, version: str, pylibdir: str, where: str) -> str:
     return out
 
 
+# A public PL/Python function becomes two: the PL/Python body under a "_py_"
+# name, and a PL/pgSQL function with the public name that calls it and
+# re-raises any error with the same SQLSTATE, message, detail and hint.  The
+# client then sees a clean error instead of PL/Python's "<type>: <message>"
+# and its traceback in CONTEXT.
+PYFUNC = re.compile(
+    r"create function (?P<schema>\w+)\.(?P<name>[a-z]\w*)\((?P<args>[^;]*?)\)\s*\n"
+    r"returns (?P<returns>\w+) language plpython3u (?P<attrs>.*?)\n"
+    r"(?P<setpath>set search_path to pg_catalog, pg_temp)\n"
+    r"as \$python\$\n(?P<body>.*?)\$python\$;",
+    re.S)
+
+WRAPPER = """create function {schema}.{name}({args})
+returns {returns} language plpgsql {attrs}
+{setpath}
+as $wrapper$
+declare
+    _s text; _m text; _d text; _h text;
+begin
+    {call}
+exception when others then
+    get stacked diagnostics _s = returned_sqlstate, _m = message_text,
+                            _d = pg_exception_detail, _h = pg_exception_hint;
+    _m := pg_catalog.regexp_replace(_m, '^(dbms_cloud_ai|spiexceptions\\.\\w+|plpy\\.\\w+): ', '');
+    if _d <> '' and _h <> '' then
+        raise exception using errcode = _s, message = _m, detail = _d, hint = _h;
+    elsif _d <> '' then
+        raise exception using errcode = _s, message = _m, detail = _d;
+    elsif _h <> '' then
+        raise exception using errcode = _s, message = _m, hint = _h;
+    else
+        raise exception using errcode = _s, message = _m;
+    end if;
+end
+$wrapper$;"""
+
+
+def split_args(args: str) -> list[str]:
+    return [a.strip() for a in re.split(r",(?![^()]*\))", args) if a.strip()]
+
+
+def wrap(m: re.Match) -> str:
+    g = m.groupdict()
+    args = split_args(g["args"])
+    names = [a.split()[0] for a in args]
+    bare = ", ".join(re.split(r"\s+default\s+", a, flags=re.I)[0] for a in args)
+    inner = f"{g['schema']}._py_{g['name']}"
+    call_args = ", ".join(names)
+    call = (f"perform {inner}({call_args});" if g["returns"] == "void"
+            else f"return {inner}({call_args});")
+    internal = (f"create function {inner}({bare})\nreturns {g['returns']} language plpython3u "
+                f"{g['attrs']}\n{g['setpath']}\nas $python$\n{g['body']}$python$;")
+    public = WRAPPER.format(call=call, **{k: g[k] for k in ("schema", "name", "args", "returns", "attrs", "setpath")})
+    return internal + "\n\n" + public
+
+
 def build(pylibdir: str) -> str:
     version = control_version()
     parts = []
     for path in sources():
         rel = path.relative_to(ROOT)
-        parts.append(f"-- ===== {rel} =====\n" + inject(path.read_text(), version, pylibdir, str(rel)))
+        text = inject(path.read_text(), version, pylibdir, str(rel))
+        parts.append(f"-- ===== {rel} =====\n" + PYFUNC.sub(wrap, text))
     return "\n".join(parts)
 
 

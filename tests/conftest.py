@@ -18,6 +18,7 @@ from pytest_postgresql import factories
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "python" / "src"))
 
 from fake_llm import FakeLLM  # noqa: E402
 

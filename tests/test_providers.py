@@ -197,6 +197,22 @@ def test_endpoint_forms_reach_chat_completions(alice, llm, suffix):
     assert ask(alice, llm).path == "/v1/chat/completions"
 
 
+@pytest.mark.parametrize("provider,suffix,path", [
+    ("anthropic", "/v1", "/v1/messages"),
+    ("anthropic", "/v1/messages", "/v1/messages"),
+    ("cohere", "/v2", "/v2/chat"),
+    ("cohere", "/v2/chat", "/v2/chat"),
+    ("google", "/v1beta/", "/v1beta/models/gemini-2.5-flash:generateContent"),
+    ("google", "/v1", "/v1/models/gemini-2.5-flash:generateContent"),
+    ("huggingface", "/v1", "/v1/chat/completions"),
+    ("azure", "/", "/openai/deployments/d/chat/completions"),
+])
+def test_provider_endpoint_forms(alice, llm, provider, suffix, path):
+    make_profile(alice, llm, provider=provider, provider_endpoint=llm.url + suffix,
+                 **PROVIDER_CASES[provider])
+    assert ask(alice, llm).path.split("?")[0] == path
+
+
 def test_endpoint_with_a_path_prefix(alice, llm):
     make_profile(alice, llm, provider="openai", provider_endpoint=llm.url + "/proxy/v1")
     assert ask(alice, llm).path == "/proxy/v1/chat/completions"

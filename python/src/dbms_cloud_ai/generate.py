@@ -14,7 +14,8 @@ def _action(action):
     name = (action or "runsql").strip().lower()
     if name not in ACTIONS:
         raise InvalidParameter(f"unknown action {action!r}",
-                               detail="Valid actions: " + ", ".join(ACTIONS) + ".",
+                               detail="Oracle's actions are " + ", ".join(ACTIONS)
+                               + "; this version implements " + ", ".join(HANDLERS) + ".",
                                hint="Pass one of the valid actions, for example action => 'chat'.")
     return name
 

@@ -16,7 +16,10 @@ class Anthropic(Provider):
         return join_api_path(self.base_url(attrs), "/v1", "/messages")
 
     def headers(self, api_key, attrs):
-        return {"x-api-key": api_key, "anthropic-version": API_VERSION}
+        headers = {"anthropic-version": API_VERSION}
+        if api_key:  # none with a key-injecting proxy as provider_endpoint
+            headers["x-api-key"] = api_key
+        return headers
 
     def body(self, req: ChatRequest, attrs):
         system = "\n\n".join(m["content"] for m in req.messages if m["role"] == "system")

@@ -12,10 +12,12 @@ class Cohere(Provider):
 
     def url(self, attrs, req):
         base = self.base_url(attrs)
-        return base if base.endswith("/v2/chat") else base + "/v2/chat"
+        if base.endswith("/v2/chat"):
+            return base
+        return base + "/chat" if base.endswith("/v2") else base + "/v2/chat"
 
     def headers(self, api_key, attrs):
-        return {"authorization": f"Bearer {api_key}"}
+        return {"authorization": f"Bearer {api_key}"} if api_key else {}
 
     def body(self, req: ChatRequest, attrs):
         body = {"model": req.model, "messages": req.messages, "max_tokens": req.max_tokens}

@@ -19,7 +19,7 @@ class Google(Provider):
         return f"{base}{prefix}/models/{quote(req.model, safe='')}:generateContent"
 
     def headers(self, api_key, attrs):
-        return {"x-goog-api-key": api_key}
+        return {"x-goog-api-key": api_key} if api_key else {}
 
     def body(self, req: ChatRequest, attrs):
         system = "\n\n".join(m["content"] for m in req.messages if m["role"] == "system")

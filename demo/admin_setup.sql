@@ -1,0 +1,25 @@
+-- make demo, part 1: what a superuser (or DBA) does once per database.
+-- Run by demo/run_demo.py as postgres in the demo database, with psql
+-- variables need_ace (true/false), ace_host and ace_port.
+
+-- The extension (CASCADE also installs plpython3u, which it needs).
+CREATE EXTENSION dbms_cloud_ai CASCADE;
+
+-- A login role for the walk-through.  dbms_cloud_ai_user is Oracle's
+-- "GRANT EXECUTE ON DBMS_CLOUD_AI"; the role gets its own schema and may read
+-- the sample schema sh.
+CREATE ROLE demo_user LOGIN;
+GRANT dbms_cloud_ai_user TO demo_user;
+CREATE SCHEMA demo_user AUTHORIZATION demo_user;
+GRANT USAGE ON SCHEMA sh TO demo_user;
+GRANT SELECT ON ALL TABLES IN SCHEMA sh TO demo_user;
+
+\if :need_ace
+-- The model's server is not a provider's own HTTPS API host, so an
+-- administrator must allow demo_user to reach it (Oracle: APPEND_HOST_ACE).
+SELECT dbms_cloud_ai.append_host_ace(host => :'ace_host', principal_name => 'demo_user',
+                                     lower_port => :ace_port);
+SELECT host, lower_port, upper_port, principal_name, privilege FROM dbms_cloud_ai.dba_host_aces;
+\else
+\echo '-- No host ACE needed: HTTPS to a provider''s own API host is allowed out of the box.'
+\endif

@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""`make demo`: load sample data and walk through Select AI in psql.
+
+The Makefile has already started a throwaway cluster in DEMO_DIR (socket
+DEMO_DIR/sock, port DEMO_PORT, superuser postgres with trust authentication).
+This script
+
+  1. picks the model: a real provider when the environment names one
+     (DEMO_OPENAI_COMPATIBLE_URL, OPENAI_API_KEY, ANTHROPIC_API_KEY, ...),
+     else OFFLINE: tools/fake_llm.py serving demo/answers.json on 127.0.0.1,
+     left running afterwards (pid in DEMO_DIR/fake_llm.pid) so you can go on
+     in psql;
+  2. creates the database demo and loads demo/sample_schema.sql (schema sh);
+  3. as postgres runs demo/admin_setup.sql: the extension, the login role
+     demo_user and, when needed, a host ACE;
+  4. as demo_user runs demo/walkthrough.sql, echoing every statement;
+  5. prints how to connect and how to stop (make demo-stop).
+
+    DEMO_DIR=... DEMO_PORT=... python demo/run_demo.py
+    DEMO_DIR=... python demo/run_demo.py --stop     # stop the offline model server
+    python demo/run_demo.py --mode                  # only print which model would be used
+
+Environment for a real model (the first that is set wins):
+
+    DEMO_OPENAI_COMPATIBLE_URL  an OpenAI-compatible server, e.g. a local Ollama
+                                at http://localhost:11434; DEMO_MODEL names the
+                                model (default llama3.2), DEMO_API_KEY its key if
+                                it needs one
+    OPENAI_API_KEY              OpenAI (DEMO_MODEL default gpt-4o-mini)
+    ANTHROPIC_API_KEY           Anthropic (DEMO_MODEL default claude-haiku-4-5)
+    COHERE_API_KEY              Cohere
+    GEMINI_API_KEY or GOOGLE_API_KEY   Google Gemini
+    DEMO_OFFLINE=1              ignore all of the above and run offline
+
+Only the standard library is used, so `make demo-stop` can run this with any
+Python 3.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DEMO = ROOT / "demo"
+DB = "demo"
+USER = "demo_user"
+PROFILE = "DEMO_PROFILE"
+
+# The offline model server's pid is written twice: DEMO_DIR/fake_llm.pid, and a
+# copy beside DEMO_DIR, because `make demo` wipes DEMO_DIR before this script
+# runs and must still be able to stop the previous demo's server.
+PID_NAME = "fake_llm.pid"
+
+
+# --- which model ------------------------------------------------------------------
+
+@dataclass
+class Mode:
+    offline: bool
+    banner: str                   # the first line the user sees
+    label: str                    # short name for the summary
+    attrs: dict = field(default_factory=dict)
+    cred_user: str = "OPENAI"
+    key: str = "sk-demo-offline-not-a-real-key"
+    ace_host: str | None = None   # host ACE needed for a non-provider host
+    ace_port: int | None = None
+
+
+def env(name: str) -> str | None:
+    v = os.environ.get(name, "").strip()
+    return v or None
+
+
+def choose_mode() -> Mode:
+    model = env("DEMO_MODEL")
+    if env("DEMO_OFFLINE") not in (None, "0", "false", "no"):
+        return offline_mode("DEMO_OFFLINE is set")
+    url = env("DEMO_OPENAI_COMPATIBLE_URL")
+    if url:
+        if "://" not in url:
+            url = "http://" + url
+        parts = urlsplit(url)
+        model = model or "llama3.2"
+        host = parts.hostname or ""
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        return Mode(False, f"demo: REAL model: OpenAI-compatible server at {url}, model {model} "
+                           "(from DEMO_OPENAI_COMPATIBLE_URL and DEMO_MODEL)",
+                    f"OpenAI-compatible server {url}",
+                    {"provider_endpoint": url, "model": model, "credential_name": "DEMO_CRED"},
+                    cred_user="OPENAI_COMPATIBLE", key=env("DEMO_API_KEY") or "no-key-needed",
+                    ace_host=host, ace_port=port)
+    real = [("OPENAI_API_KEY", "openai", "OPENAI", "gpt-4o-mini"),
+            ("ANTHROPIC_API_KEY", "anthropic", "ANTHROPIC", "claude-haiku-4-5"),
+            ("COHERE_API_KEY", "cohere", "COHERE", None),
+            ("GEMINI_API_KEY", "google", "GOOGLE", None),
+            ("GOOGLE_API_KEY", "google", "GOOGLE", None)]
+    for var, provider, user, default_model in real:
+        key = env(var)
+        if key:
+            attrs = {"provider": provider, "credential_name": "DEMO_CRED"}
+            m = model or default_model
+            if m:
+                attrs["model"] = m
+            shown = f", model {m}" if m else ", the provider's default model"
+            return Mode(False, f"demo: REAL model: provider {provider}{shown} "
+                               f"(API key from {var}; it is never printed)",
+                        f"provider {provider}", attrs, cred_user=user, key=key)
+    return offline_mode("no OPENAI_API_KEY, ANTHROPIC_API_KEY or DEMO_OPENAI_COMPATIBLE_URL set")
+
+
+def offline_mode(why: str) -> Mode:
+    return Mode(True, "demo: OFFLINE mode: scripted OpenAI-compatible endpoint tools/fake_llm.py "
+                      f"with canned answers from demo/answers.json ({why})",
+                "the OFFLINE scripted endpoint tools/fake_llm.py",
+                {"provider": "openai", "credential_name": "DEMO_CRED", "model": "gpt-4o-mini"})
+
+
+# --- the offline model server ---------------------------------------------------------
+
+def pid_files(demo_dir: pathlib.Path) -> list[pathlib.Path]:
+    return [demo_dir / PID_NAME, demo_dir.parent / f".{demo_dir.name}.{PID_NAME}"]
+
+
+def is_our_server(pid: int) -> bool:
+    """True when pid is a running tools/fake_llm.py (not a recycled pid)."""
+    try:
+        cmdline = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return any(arg.endswith(b"fake_llm.py") for arg in cmdline)
+
+
+def stop_server(demo_dir: pathlib.Path) -> bool:
+    """Stop the offline model server recorded in the pid files; True if one was running."""
+    stopped = False
+    for pid in {read_pid(f) for f in pid_files(demo_dir)} - {None}:
+        if not is_our_server(pid):
+            continue
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            continue
+        for _ in range(50):
+            if not is_our_server(pid):
+                break
+            time.sleep(0.1)
+        else:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        stopped = True
+    for f in pid_files(demo_dir):
+        try:
+            f.unlink()
+        except FileNotFoundError:
+            pass
+    return stopped
+
+
+def read_pid(path: pathlib.Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def start_server(demo_dir: pathlib.Path) -> int:
+    """Start tools/fake_llm.py in the background, detached; return its port."""
+    log_dir = demo_dir / "log"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    port_file = demo_dir / "fake_llm.port"
+    port_file.unlink(missing_ok=True)
+    log = open(log_dir / "fake_llm.log", "ab")
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "tools" / "fake_llm.py"), "--port", "0",
+         "--answers", str(DEMO / "answers.json"), "--port-file", str(port_file)],
+        stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=str(ROOT),
+        start_new_session=True)  # outlives make, and Ctrl-C in this terminal
+    for f in pid_files(demo_dir):
+        f.write_text(f"{proc.pid}\n")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            fail(f"the offline model server exited at start (status {proc.returncode}); "
+                 f"see {log_dir / 'fake_llm.log'}")
+        try:
+            return int(port_file.read_text().strip())
+        except (OSError, ValueError):
+            time.sleep(0.05)
+    fail(f"the offline model server did not start within 15 s; see {log_dir / 'fake_llm.log'}")
+
+
+# --- psql ------------------------------------------------------------------------
+
+def psql_binary() -> str:
+    try:
+        major = subprocess.run([str(ROOT / "scripts" / "install.sh"), "pg-major"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        major = ""
+    candidate = pathlib.Path(f"/usr/lib/postgresql/{major}/bin/psql")
+    if major and candidate.is_file():
+        return str(candidate)
+    found = shutil.which("psql")
+    if not found:
+        fail("psql not found: run `make install` first")
+    return found
+
+
+class Psql:
+    def __init__(self, binary: str, sock: str, port: str):
+        self.binary, self.sock, self.port = binary, sock, port
+
+    def base(self, user: str, db: str) -> list[str]:
+        return [self.binary, "-X", "-h", self.sock, "-p", self.port, "-U", user, "-d", db,
+                "-v", "ON_ERROR_STOP=1", "-P", "pager=off"]
+
+    def env(self, extra: dict | None = None) -> dict:
+        e = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+        e.update(PGAPPNAME="dbms_cloud_ai demo", PGCLIENTENCODING="UTF8", **(extra or {}))
+        return e
+
+    def quiet(self, user: str, db: str, *args: str, what: str) -> str:
+        """Run psql without echo; abort the demo on any error."""
+        r = subprocess.run(self.base(user, db) + ["-q", *args], env=self.env(),
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"{what} failed:\n{r.stderr.strip() or r.stdout.strip()}")
+        return r.stdout
+
+    def echoed(self, user: str, db: str, script: pathlib.Path, variables: dict,
+               extra_env: dict | None = None, stop_on_error: bool = True) -> list[str]:
+        """Run a script printing each statement and its result; return the ERROR lines."""
+        cmd = self.base(user, db) + ["--echo-queries", "-f", str(script)]
+        if not stop_on_error:
+            cmd[cmd.index("ON_ERROR_STOP=1")] = "ON_ERROR_STOP=0"
+        for k, v in variables.items():
+            cmd += ["-v", f"{k}={v}"]
+        # Line-buffered stdout keeps results and errors (stderr) in order.
+        if shutil.which("stdbuf"):
+            cmd = ["stdbuf", "-oL", "-eL"] + cmd
+        proc = subprocess.Popen(cmd, env=self.env(extra_env), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, bufsize=1)
+        errors = []
+        prefix = re.compile(r"^psql:[^:]*:\d+: ")
+        for line in proc.stdout:
+            line = prefix.sub("", line)        # "psql:/path/file.sql:42: ERROR: ..." -> "ERROR: ..."
+            if line.startswith("ERROR:"):
+                errors.append(line.strip())
+            sys.stdout.write(line)
+            sys.stdout.flush()
+        proc.wait()
+        if proc.returncode != 0 and stop_on_error:
+            fail(f"{script.name} stopped at an error (see above)")
+        return errors
+
+
+# --- the demo --------------------------------------------------------------------
+
+def fail(msg: str):
+    print(f"demo: ERROR: {msg}", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+def section(title: str):
+    print(f"\n======== {title} ========", flush=True)
+
+
+EXPECTED_ERRORS = ("unknown action", "is not available in this version")
+
+
+def main() -> int:
+    demo_dir = pathlib.Path(os.environ.get("DEMO_DIR", "/tmp/dbms_cloud_ai/demo")).resolve()
+    if sys.argv[1:] == ["--stop"]:
+        if stop_server(demo_dir):
+            print("demo: stopped the offline model server")
+        return 0
+    if sys.argv[1:] == ["--mode"]:  # the Makefile shows this before `make install` runs
+        print(choose_mode().banner)
+        return 0
+    if sys.argv[1:]:
+        print(__doc__, file=sys.stderr)
+        return 2
+    port = os.environ.get("DEMO_PORT", "54330")
+    sock = str(demo_dir / "sock")
+
+    mode = choose_mode()
+    if not os.environ.get("DEMO_BANNER_SHOWN"):  # `make demo` prints it first, before installing
+        print(mode.banner, flush=True)
+
+    stop_server(demo_dir)  # a previous demo's server, if any
+    psql = Psql(psql_binary(), sock, port)
+    if mode.offline:
+        fake_port = start_server(demo_dir)
+        mode.attrs["provider_endpoint"] = f"http://127.0.0.1:{fake_port}"
+        mode.ace_host, mode.ace_port = "127.0.0.1", fake_port
+        print(f"demo: offline model server listening on http://127.0.0.1:{fake_port} "
+              f"(pid {read_pid(pid_files(demo_dir)[0])}, stays up after the demo)", flush=True)
+
+    # The database and the sample schema.
+    psql.quiet("postgres", "postgres", "-c", f"CREATE DATABASE {DB}", what="creating database demo")
+    psql.quiet("postgres", DB, "-f", str(DEMO / "sample_schema.sql"), what="loading demo/sample_schema.sql")
+    counts = psql.quiet("postgres", DB, "-At", "-F", " ", "-c",
+                        "select (select count(*) from sh.countries), (select count(*) from sh.customers), "
+                        "(select count(*) from sh.products), (select count(*) from sh.sales)",
+                        what="counting sample rows").split()
+    print(f"demo: database {DB} with sample schema sh: {counts[0]} countries, {counts[1]} customers, "
+          f"{counts[2]} products, {counts[3]} sales (demo/sample_schema.sql)", flush=True)
+
+    section("As superuser postgres: install the extension, create demo_user (demo/admin_setup.sql)")
+    psql.echoed("postgres", DB, DEMO / "admin_setup.sql", {
+        "need_ace": "true" if mode.ace_host else "false",
+        "ace_host": mode.ace_host or "",
+        "ace_port": str(mode.ace_port) if mode.ace_port else "NULL",
+    })
+
+    section(f"As demo_user: Select AI with {mode.label} (demo/walkthrough.sql)")
+    errors = psql.echoed(
+        USER, DB, DEMO / "walkthrough.sql",
+        {"cred_user": mode.cred_user, "profile_attrs": json.dumps(mode.attrs, indent=2)},
+        extra_env={"DEMO_CREDENTIAL_PASSWORD": mode.key}, stop_on_error=False)
+    unexpected = [e for e in errors if not any(x in e for x in EXPECTED_ERRORS)]
+
+    section("Next steps")
+    psql_cmd = "psql" if shutil.which("psql") else psql.binary
+    if unexpected:
+        print(f"demo: WARNING: {len(unexpected)} statement(s) failed besides the two expected errors:")
+        for e in dict.fromkeys(unexpected):
+            print(f"  {e}")
+        if not mode.offline:
+            print("  Check the network, the API key and the model name; "
+                  "DEMO_OFFLINE=1 make demo runs without a real model.")
+    if mode.offline:
+        print(f"The offline model server keeps running (pid file {pid_files(demo_dir)[0]}); "
+              "it answers only the walk-through's prompts.")
+    print(f"The demo database, its profile {PROFILE} and credential DEMO_CRED are yours to explore. Connect with:")
+    print(f"  {psql_cmd} -h {sock} -p {port} -U {USER} {DB}")
+    print("and try, for example:")
+    print(f"  SELECT dbms_cloud_ai.generate('What is 4 + 4 ?', '{PROFILE}', 'chat');")
+    print("Stop the demo cluster" + (" and the offline model server" if mode.offline else "")
+          + " with: make demo-stop")
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("\ndemo: interrupted; `make demo-stop` stops what was started", file=sys.stderr)
+        sys.exit(130)

@@ -1,0 +1,368 @@
+"""Every way a provider call can fail, with bounds on time and on requests sent.
+
+Each test scripts the fake LLM, calls generate(), and asserts the SQLSTATE
+(never the wording), the wall-clock time the call took, and how many requests
+the fake server received (retries are visible there).  Deadlines are kept
+short so the whole file runs in seconds.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import psycopg
+import pytest
+from fake_llm import Answer, Close, Drip, Hang, Raw, closed_port
+
+from helpers import API_KEY, generate, make_profile, raises, timed
+
+DIAG_FIELDS = ("message_primary", "message_detail", "message_hint", "context",
+               "internal_query", "source_function")
+
+
+def no_key_in(err: psycopg.Error):
+    """The API key appears in no part of the error the client sees."""
+    assert API_KEY not in str(err)
+    for f in DIAG_FIELDS:
+        assert API_KEY not in (getattr(err.diag, f) or ""), f"API key leaked in {f}"
+
+
+def detail(holder) -> str:
+    return holder["error"].diag.message_detail or ""
+
+
+def fail(conn, sqlstate, prompt="q"):
+    """Call generate(), expect ``sqlstate``; return (error, elapsed seconds)."""
+    with timed() as t:
+        with raises(sqlstate) as e:
+            generate(conn, prompt)
+    no_key_in(e["error"])
+    return e, t["elapsed"]
+
+
+@pytest.fixture
+def p(alice, llm):
+    """alice with an openai profile on the fake LLM."""
+    make_profile(alice, llm)
+    return alice
+
+
+# -- connection failures -------------------------------------------------------
+
+def test_connection_refused_is_retried_then_unavailable(alice, llm):
+    make_profile(alice, llm, provider_endpoint=f"http://127.0.0.1:{closed_port()}")
+    e, elapsed = fail(alice, "LL000")
+    assert elapsed < 3  # two backoffs of at most 0.5 s and 1 s
+    assert "3 attempt" in detail(e)
+    assert llm.requests == []
+
+
+def test_connection_refused_single_attempt(alice, llm):
+    make_profile(alice, llm, provider_endpoint=f"http://127.0.0.1:{closed_port()}")
+    alice.execute("set dbms_cloud_ai.http_max_attempts = 1")
+    e, elapsed = fail(alice, "LL000")
+    assert elapsed < 0.5
+    assert "1 attempt" in detail(e)
+
+
+def test_connection_closed_without_answer_is_retried(p, llm):
+    llm.script(Close(), Close(), Close())
+    _, elapsed = fail(p, "LL000")
+    assert len(llm.requests) == 3
+    assert elapsed < 3
+
+
+def test_connection_closed_once_then_answer(p, llm):
+    llm.script(Close(), Answer("second time lucky"))
+    assert generate(p, "q") == "second time lucky"
+    assert len(llm.requests) == 2
+
+
+# -- deadlines -----------------------------------------------------------------
+
+def test_hang_hits_http_timeout(p, llm):
+    p.execute("set dbms_cloud_ai.http_timeout = 2")
+    llm.script(Hang(5))
+    e, elapsed = fail(p, "LL001")
+    assert 1.8 <= elapsed < 3
+    assert len(llm.requests) == 1  # a timeout uses up the deadline: no retry
+
+
+def test_hang_stops_before_statement_timeout(p, llm):
+    """PostgreSQL cannot cancel Python: our own deadline must fire first."""
+    p.execute("set statement_timeout = '2s'")
+    llm.script(Hang(5))
+    _, elapsed = fail(p, "LL001")  # not 57014 query_canceled
+    assert 1.5 <= elapsed < 2.5
+    assert len(llm.requests) == 1
+    p.execute("reset statement_timeout")
+    llm.script(Answer("still usable"))
+    assert generate(p, "q") == "still usable"
+
+
+def test_statement_timeout_already_spent_sends_nothing(p, llm):
+    p.execute("set statement_timeout = '200ms'")
+    _, elapsed = fail(p, "LL001")
+    assert elapsed < 0.5
+    assert llm.requests == []
+
+
+def test_slow_drip_body_hits_deadline(p, llm):
+    p.execute("set dbms_cloud_ai.http_timeout = 2")
+    llm.script(Drip(text="a long answer " * 20, interval=0.3))
+    _, elapsed = fail(p, "LL001")
+    assert elapsed < 3
+    assert len(llm.requests) == 1
+
+
+def test_slow_drip_headers_hits_deadline(p, llm):
+    p.execute("set dbms_cloud_ai.http_timeout = 2")
+    llm.script(Drip(headers=True, interval=0.3))
+    _, elapsed = fail(p, "LL001")
+    assert elapsed < 3
+    assert len(llm.requests) == 1
+
+
+def test_slow_answer_within_timeout_succeeds(p, llm):
+    p.execute("set dbms_cloud_ai.http_timeout = 2")
+    llm.script(Raw(200, {"choices": [{"message": {"content": "late"}}]}, delay=0.5))
+    assert generate(p, "q") == "late"
+
+
+def test_retries_stop_at_the_deadline(p, llm):
+    """Retry-After within the deadline is honoured, but the deadline still wins."""
+    p.execute("set dbms_cloud_ai.http_timeout = 1.5")
+    p.execute("set dbms_cloud_ai.http_max_attempts = 10")
+    llm.script(*[Raw(503, headers={"retry-after": "0.6"})] * 10)
+    with timed() as t:
+        with pytest.raises(psycopg.Error) as ei:
+            generate(p, "q")
+    assert ei.value.sqlstate in ("LL000", "LL001")
+    assert t["elapsed"] < 2.5
+    assert 2 <= len(llm.requests) <= 3
+
+
+# -- rate limiting -------------------------------------------------------------
+
+def test_429_retry_after_is_honoured(p, llm):
+    llm.script(Raw(429, {"error": "slow down"}, headers={"retry-after": "1"}), Answer("ok now"))
+    assert generate(p, "q") == "ok now"
+    assert len(llm.requests) == 2
+    assert llm.requests[1].at - llm.requests[0].at >= 0.9
+
+
+def test_429_retry_after_beyond_deadline_fails_at_once(p, llm):
+    llm.script(Raw(429, {"error": "slow down"}, headers={"retry-after": "3600"}))
+    e, elapsed = fail(p, "LL002")
+    assert elapsed < 1
+    assert len(llm.requests) == 1
+    assert "429" in detail(e)
+
+
+def test_429_every_time_is_rate_limited(p, llm):
+    llm.script(*[Raw(429, {"error": "slow down"}, headers={"retry-after": "0"})] * 3)
+    fail(p, "LL002")
+    assert len(llm.requests) == 3
+
+
+# -- server errors -------------------------------------------------------------
+
+def test_500_three_times_is_unavailable(p, llm):
+    llm.script(*[Raw(500, {"error": "boom"})] * 3)
+    e, elapsed = fail(p, "LL000")
+    assert len(llm.requests) == 3
+    assert "500" in detail(e)
+    assert elapsed < 3
+
+
+def test_500_then_success(p, llm):
+    llm.script(Raw(500, {"error": "boom"}), Answer("recovered"))
+    assert generate(p, "q") == "recovered"
+    assert len(llm.requests) == 2
+    assert llm.requests[0].json == llm.requests[1].json  # the same request again
+
+
+@pytest.mark.parametrize("status", [408, 502, 503, 504])
+def test_other_retryable_statuses(p, llm, status):
+    llm.script(Raw(status), Answer("fine"))
+    assert generate(p, "q") == "fine"
+    assert len(llm.requests) == 2
+
+
+def test_max_attempts_one(p, llm):
+    p.execute("set dbms_cloud_ai.http_max_attempts = 1")
+    llm.script(Raw(500), Answer("never"))
+    fail(p, "LL000")
+    assert len(llm.requests) == 1
+
+
+def test_max_attempts_five(p, llm):
+    p.execute("set dbms_cloud_ai.http_max_attempts = 5")
+    llm.script(*[Raw(500, headers={"retry-after": "0"})] * 4, Answer("fifth"))
+    assert generate(p, "q") == "fifth"
+    assert len(llm.requests) == 5
+
+
+# -- rejected requests: never retried ------------------------------------------
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_auth_failure(p, llm, status):
+    llm.script(Raw(status, {"error": {"message": "Incorrect API key provided"}}), Answer("never"))
+    _, elapsed = fail(p, "28000")
+    assert len(llm.requests) == 1
+    assert elapsed < 1
+
+
+@pytest.mark.parametrize("status", [400, 404, 422])
+def test_client_errors_are_rejected(p, llm, status):
+    llm.script(Raw(status, {"error": {"message": "bad request"}}), Answer("never"))
+    e, _ = fail(p, "LL004")
+    assert len(llm.requests) == 1
+    assert str(status) in detail(e)
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_redirect_is_not_followed(p, llm, status):
+    llm.script(Raw(status, headers={"location": llm.url + "/elsewhere"}), Answer("never"))
+    fail(p, "LL004")
+    assert [r.path for r in llm.requests] == ["/v1/chat/completions"]
+
+
+# -- malformed answers ---------------------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    b"not json at all",
+    b'{"choices": [',
+    b"",
+    b"<html><body>Bad gateway</body></html>",
+    b"\xff\xfe\x00{\x00}",               # not UTF-8
+    b'{"choices": [{"message": {"content": "caf\xe9"}}]}',  # Latin-1, not UTF-8
+], ids=["text", "truncated", "empty", "html", "utf16", "latin1"])
+def test_body_that_is_not_json(p, llm, body):
+    llm.script(Raw(200, body), Answer("never"))
+    fail(p, "LL003")
+    assert len(llm.requests) == 1
+
+
+@pytest.mark.parametrize("body", [
+    {}, [], "text", 42, None,
+    {"choices": []},
+    {"choices": None},
+    {"choices": "abc"},
+    {"choices": [{}]},
+    {"choices": [{"message": "x"}]},
+    {"choices": [{"message": {"content": None}}]},
+    {"choices": [{"message": {"content": 5}}]},
+    {"error": {"message": "quota"}},
+], ids=lambda b: json.dumps(b)[:30])
+def test_openai_json_without_an_answer(p, llm, body):
+    llm.script(Raw(200, body), Answer("never"))
+    fail(p, "LL003")
+    assert len(llm.requests) == 1
+
+
+def test_openai_odd_usage_is_ignored(p, llm):
+    llm.script(Raw(200, {"choices": [{"message": {"content": "fine"}}], "usage": [1, 2]}))
+    assert generate(p, "q") == "fine"
+
+
+WIRE_CASES = {
+    "anthropic": ({}, [{}, {"content": []}, {"content": "abc"}, {"content": [1]},
+                       {"content": [{"type": "text"}]}, {"content": None}]),
+    "cohere": ({}, [{}, {"message": {}}, {"message": {"content": []}},
+                    {"message": {"content": ["x"]}}, {"message": "x"}]),
+    "google": ({}, [{}, {"candidates": []}, {"candidates": [{}]},
+                    {"candidates": [{"content": {"parts": [1]}}]},
+                    {"candidates": [{"content": {"parts": "x"}}]},
+                    {"promptFeedback": {"blockReason": "SAFETY"}}]),
+    "azure": ({"azure_deployment_name": "d"}, [{}, {"choices": []}]),
+    "huggingface": ({}, [{}, {"choices": [{"message": {}}]}]),
+}
+
+
+@pytest.mark.parametrize("provider,body", [(prov, b) for prov, (_, bodies) in WIRE_CASES.items()
+                                           for b in bodies],
+                         ids=lambda v: v if isinstance(v, str) else json.dumps(v)[:30])
+def test_other_providers_json_without_an_answer(alice, llm, provider, body):
+    make_profile(alice, llm, provider=provider, **WIRE_CASES[provider][0])
+    llm.script(Raw(200, body), Answer("never"))
+    fail(alice, "LL003")
+    assert len(llm.requests) == 1
+
+
+def test_huge_body_is_cut_off(p, llm):
+    big = b'{"choices": [{"message": {"content": "' + b"a" * (10 * 1024 * 1024) + b'"}}]}'
+    llm.script(Raw(200, big))
+    _, elapsed = fail(p, "LL003")
+    assert elapsed < 2
+    assert len(llm.requests) == 1
+
+
+def test_gzip_answer_is_decoded(p, llm):
+    body = gzip.compress(json.dumps({"choices": [{"message": {"content": "zipped"}}]}).encode())
+    llm.script(Raw(200, body, headers={"content-encoding": "gzip"}))
+    assert generate(p, "q") == "zipped"
+
+
+def test_gzip_bomb_is_cut_off(p, llm):
+    """A small compressed body must not expand past the response size cap."""
+    big = b'{"choices": [{"message": {"content": "' + b"a" * (64 * 1024 * 1024) + b'"}}]}'
+    bomb = gzip.compress(big, compresslevel=9)
+    assert len(bomb) < 1024 * 1024
+    llm.script(Raw(200, bomb, headers={"content-encoding": "gzip"}))
+    _, elapsed = fail(p, "LL003")
+    assert elapsed < 2
+
+
+def test_corrupt_gzip(p, llm):
+    llm.script(Raw(200, b"\x1f\x8b\x08\x00garbage", headers={"content-encoding": "gzip"}))
+    fail(p, "LL003")
+
+
+# -- the API key never leaks into errors ---------------------------------------
+
+ECHO = {"error": {"message": f"Incorrect API key provided: {API_KEY}", "key": API_KEY}}
+
+
+@pytest.mark.parametrize("step,sqlstate", [
+    (Raw(401, ECHO), "28000"),
+    (Raw(400, ECHO), "LL004"),
+    (Raw(429, ECHO, headers={"retry-after": "3600"}), "LL002"),
+    (Raw(200, f"oops {API_KEY} not json"), "LL003"),
+    (Raw(302, f"moved {API_KEY}", headers={"location": f"http://127.0.0.1:1/?k={API_KEY}"}), "LL004"),
+], ids=["401", "400", "429", "200-not-json", "302"])
+def test_key_echoed_by_the_server_is_not_shown(p, llm, step, sqlstate):
+    llm.script(step)
+    fail(p, sqlstate)  # checks every diagnostic field for the key
+    assert len(llm.requests) == 1
+
+
+def test_key_echoed_by_a_failing_server_is_not_shown(p, llm):
+    p.execute("set dbms_cloud_ai.http_max_attempts = 2")
+    llm.script(Raw(500, ECHO, headers={"retry-after": "0"}), Raw(503, ECHO, headers={"retry-after": "0"}))
+    fail(p, "LL000")
+    assert len(llm.requests) == 2
+
+
+@pytest.mark.parametrize("provider,extra", [("anthropic", {}), ("google", {}), ("cohere", {}),
+                                            ("azure", {"azure_deployment_name": "d"})])
+def test_key_echoed_to_other_providers_is_not_shown(alice, llm, provider, extra):
+    make_profile(alice, llm, provider=provider, **extra)
+    llm.script(Raw(403, ECHO))
+    fail(alice, "28000")
+
+
+def test_key_not_shown_on_timeout_or_refusal(alice, llm):
+    make_profile(alice, llm, name="DOWN", credential="C1",
+                 provider_endpoint=f"http://127.0.0.1:{closed_port()}")
+    make_profile(alice, llm, name="SLOW", credential="C2")
+    alice.execute("set dbms_cloud_ai.http_max_attempts = 1")
+    with raises("LL000") as e:
+        generate(alice, "q", profile="DOWN")
+    no_key_in(e["error"])
+    alice.execute("set dbms_cloud_ai.http_timeout = 0.5")
+    llm.script(Hang(2))
+    with raises("LL001") as e:
+        generate(alice, "q", profile="SLOW")
+    no_key_in(e["error"])

@@ -1,0 +1,150 @@
+"""Pure-Python parts, no server: names, attributes, endpoints, crypto, HTTP deadline."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from fake_llm import Answer, Drip, FakeLLM, Hang, Raw
+
+from dbms_cloud_ai import attributes, crypto, http, names
+from dbms_cloud_ai.errors import (SQLSTATES, ConfigurationError, DcaError, InvalidParameter,
+                                  NotInPrerequisiteState, ProviderRateLimited, ProviderTimeout)
+from dbms_cloud_ai.providers import PROVIDERS, endpoint_url
+from dbms_cloud_ai.providers.base import join_api_path
+
+
+def test_every_error_class_is_in_the_sqlstate_table():
+    def walk(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from walk(sub)
+    states = {c.sqlstate for c in walk(DcaError) if "sqlstate" in c.__dict__}
+    assert states <= set(SQLSTATES)
+    assert len(states) == len(SQLSTATES)
+
+
+@pytest.mark.parametrize("raw,expected", [
+    ("openai", "OPENAI"), (" OpenAI_1 ", "OPENAI_1"), ('"MixedCase"', "MixedCase"),
+    ('"with space"', "with space"), ("a$b#c", "A$B#C"),
+])
+def test_oracle_name_rules(raw, expected):
+    assert names.normalize(raw, "profile") == expected
+
+
+@pytest.mark.parametrize("raw", ["", "1abc", "has space", '""', '"a"b"', "x" * 126])
+def test_invalid_names(raw):
+    with pytest.raises(InvalidParameter):
+        names.normalize(raw, "profile")
+
+
+def test_attribute_values_from_strings_and_json():
+    assert attributes.parse_value("max_tokens", "512") == ("max_tokens", 512)
+    assert attributes.parse_value("MAX_TOKENS", 512.0) == ("max_tokens", 512)
+    assert attributes.parse_value("comments", "TRUE") == ("comments", True)
+    assert attributes.parse_value("temperature", "0.5") == ("temperature", 0.5)
+    assert attributes.parse_value("object_list", '[{"owner":"SH"}]') == ("object_list", [{"owner": "SH"}])
+    assert attributes.parse_value("model", None) == ("model", None)
+    assert attributes.display(True) == "true"
+    assert attributes.display([{"owner": "SH", "name": "T"}]) == '[{"owner":"SH","name":"T"}]'
+
+
+def test_endpoint_forms():
+    assert endpoint_url("api.fireworks.ai/inference") == "https://api.fireworks.ai/inference"
+    assert endpoint_url("http://127.0.0.1:11434/") == "http://127.0.0.1:11434"
+    openai = PROVIDERS["openai"]
+    for ep, url in [("http://h:1", "http://h:1/v1/chat/completions"),
+                    ("http://h:1/v1", "http://h:1/v1/chat/completions"),
+                    ("https://api.fireworks.ai/inference", "https://api.fireworks.ai/inference/v1/chat/completions"),
+                    ("http://h/v1/chat/completions", "http://h/v1/chat/completions")]:
+        assert openai.url({"provider_endpoint": ep}, None) == url
+    assert join_api_path("https://x/v1beta/openai", "/v1", "/chat/completions") == \
+        "https://x/v1beta/openai/chat/completions"
+
+
+@pytest.fixture
+def key_file(tmp_path, monkeypatch):
+    path = tmp_path / "master.key"
+    path.write_text(os.urandom(32).hex() + "\n")
+    path.chmod(0o600)
+    monkeypatch.setenv("DBMS_CLOUD_AI_KEY_FILE", str(path))
+    crypto._cache.clear()
+    yield path
+    crypto._cache.clear()
+
+
+def test_crypto_round_trip_and_binding(key_file):
+    blob, kid = crypto.encrypt("alice", "CRED", "sk-secret")
+    assert b"sk-secret" not in blob
+    assert crypto.decrypt("alice", "CRED", blob, kid) == "sk-secret"
+    with pytest.raises(NotInPrerequisiteState):
+        crypto.decrypt("bob", "CRED", blob, kid)
+    with pytest.raises(NotInPrerequisiteState):
+        crypto.decrypt("alice", "OTHER", blob, kid)
+    with pytest.raises(NotInPrerequisiteState):
+        crypto.decrypt("alice", "CRED", blob, "another-key-id")
+
+
+def test_crypto_refuses_a_bad_key_file(key_file):
+    key_file.chmod(0o644)
+    with pytest.raises(ConfigurationError):
+        crypto.encrypt("a", "b", "c")
+    key_file.chmod(0o600)
+    key_file.write_text("not hex")
+    with pytest.raises(ConfigurationError):
+        crypto.encrypt("a", "b", "c")
+    key_file.unlink()
+    with pytest.raises(ConfigurationError):
+        crypto.encrypt("a", "b", "c")
+
+
+@pytest.fixture(scope="module")
+def server():
+    fake = FakeLLM().start()
+    yield fake
+    fake.stop()
+
+
+def post(server, deadline_s=2.0, attempts=3):
+    server_url = server.url + "/v1/chat/completions"
+    return http.post_json(server_url, {}, {"model": "m", "messages": []}, provider="openai",
+                          deadline=time.monotonic() + deadline_s, max_attempts=attempts)
+
+
+def test_http_total_deadline_beats_a_dripping_server(server):
+    server.reset()
+    server.script(Drip("x" * 200, interval=0.2))
+    start = time.monotonic()
+    with pytest.raises(ProviderTimeout):
+        post(server, deadline_s=1.0)
+    assert time.monotonic() - start < 1.5
+    server.reset()
+
+
+def test_http_retry_after_beyond_deadline_fails_fast(server):
+    server.reset()
+    server.script(Raw(429, {"error": "slow down"}, headers={"retry-after": "60"}))
+    start = time.monotonic()
+    with pytest.raises(ProviderRateLimited) as e:
+        post(server, deadline_s=5.0)
+    assert time.monotonic() - start < 0.5
+    assert "429" in e.value.detail
+    assert len(server.requests) == 1
+
+
+def test_http_keeps_the_connection_alive(server):
+    server.reset()
+    server.script(Answer("a"), Answer("b"))
+    assert post(server).data["choices"][0]["message"]["content"] == "a"
+    assert post(server).data["choices"][0]["message"]["content"] == "b"
+
+
+def test_http_hang_is_bounded(server):
+    server.reset()
+    server.script(Hang(30))
+    start = time.monotonic()
+    with pytest.raises(ProviderTimeout):
+        post(server, deadline_s=0.8)
+    assert time.monotonic() - start < 1.3
+    server.reset()
