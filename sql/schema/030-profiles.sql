@@ -7,6 +7,7 @@ create table dbms_cloud_ai._profile
 , status        text not null default 'ENABLED' check (status in ('ENABLED', 'DISABLED'))
 , description   text
 , attributes    jsonb not null default '{}'
+, credential_name text  -- attributes.credential_name normalized by Oracle's rules, for one-query lookups
 , created       timestamptz not null default pg_catalog.now()
 , last_modified timestamptz not null default pg_catalog.now()
 , unique (owner, profile_name)

@@ -104,8 +104,11 @@ def _matches(pattern: str, host: str) -> bool:
     return pattern.startswith("*.") and host.endswith(pattern[1:])
 
 
-def check_egress(plpy, url: str) -> None:
-    """Raise unless the calling role may send a request to ``url``."""
+def check_egress(plpy, url: str, aces: list | None = None) -> None:
+    """Raise unless the calling role may send a request to ``url``.
+
+    ``aces`` ([host, lower_port, upper_port] triples) may come from the
+    caller's own query, which row-level security filtered the same way."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     try:
@@ -116,9 +119,11 @@ def check_egress(plpy, url: str) -> None:
     if parts.scheme == "https" and (host in WELL_KNOWN_HOSTS or host.endswith(WELL_KNOWN_SUFFIXES)):
         return
     # Row-level security returns only the ACEs granted to this role, its groups, or PUBLIC.
-    for ace in db.query(plpy, "select host, lower_port, upper_port from dbms_cloud_ai._host_ace"):
-        if _matches(ace["host"], host) and (
-                ace["lower_port"] is None or ace["lower_port"] <= port <= ace["upper_port"]):
+    if aces is None:
+        aces = [(r["host"], r["lower_port"], r["upper_port"]) for r in
+                db.query(plpy, "select host, lower_port, upper_port from dbms_cloud_ai._host_ace")]
+    for ace_host, lower, upper in aces:
+        if _matches(ace_host, host) and (lower is None or lower <= port <= upper):
             return
     raise InsufficientPrivilege(
         f"network access denied by access control list (ACL) for host {host} port {port}",

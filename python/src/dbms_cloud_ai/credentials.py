@@ -93,12 +93,17 @@ def require(plpy, credential_name) -> None:
         raise _missing(names.normalize(credential_name, "credential"))
 
 
-def api_key(plpy, credential_name) -> str:
-    """Decrypt the caller's own credential for the provider's auth header only."""
+def api_key(plpy, credential_name, row: dict | None = None) -> str:
+    """Decrypt the caller's own credential for the provider's auth header only.
+
+    ``row`` is the credential as already read by the caller's own query (see
+    profiles.for_call); it is used only when it is the credential asked for."""
     name = names.normalize(credential_name, "credential")
-    row = db.one(plpy, """
-        select owner::text as owner, secret, key_id, enabled from dbms_cloud._credential
-         where owner = current_user and credential_name = $1""", ("text",), (name,))
+    if row is None or row["name"] != name:
+        row = db.one(plpy, """
+            select credential_name as name, owner::text as owner, secret, key_id, enabled
+              from dbms_cloud._credential
+             where owner = current_user and credential_name = $1""", ("text",), (name,))
     if row is None:
         raise _missing(name)
     if not row["enabled"]:

@@ -20,13 +20,13 @@ def _action(action):
     return name
 
 
-def _chat(plpy, prompt, attrs, params):
+def _chat(plpy, prompt, attrs, params, ctx):
     messages = []
     system = "\n\n".join(attrs[k] for k in ("role", "additional_instructions") if attrs.get(k))
     if system:
         messages.append({"role": "system", "content": system})
     messages.append({"role": "user", "content": prompt})
-    return llm.chat(plpy, attrs, messages).text
+    return llm.chat(plpy, attrs, messages, ctx).text
 
 
 HANDLERS = {"chat": _chat}
@@ -37,7 +37,8 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json):
     if prompt is None or not prompt.strip():
         raise InvalidParameter("prompt must not be empty",
                                hint="Pass the question as prompt => '...'.")
-    profile = profiles.for_call(plpy, profile_name)
+    ctx = profiles.for_call(plpy, profile_name)
+    profile = ctx.profile
     overrides = attributes.parse_all(attributes.parse_json_object(attributes_json, "attributes"))
     attrs = attributes.merge(profile.attrs, overrides)
     if overrides:
@@ -57,4 +58,4 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json):
     if params.get("conversation_id") is not None:
         raise FeatureNotSupported("conversations are not available in this version of dbms_cloud_ai",
                                   hint="Remove conversation_id from params.")
-    return handler(plpy, prompt, attrs, params)
+    return handler(plpy, prompt, attrs, params, ctx)

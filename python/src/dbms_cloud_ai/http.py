@@ -5,7 +5,11 @@ wait until control returns to the server), so the HTTP layer must bound itself.
 httpx's timeouts are per socket operation: a server that drips one byte a
 second never trips them.  We therefore wrap httpcore's network backend so every
 connect, read and write is given at most the time left before one wall-clock
-deadline, and we cap the response size.
+deadline, and we cap the response size, after decompression too (a few
+kilobytes of gzip can expand to gigabytes).
+
+Error details quote the start of the provider's reply; any credential sent in
+the request headers is masked there, since some servers echo the key back.
 
 One httpx.Client lives for the whole backend (keep-alive across calls).  It
 never reads proxy settings or .netrc from the server's environment
@@ -19,6 +23,7 @@ import json
 import random
 import ssl
 import time
+import zlib
 from dataclasses import dataclass
 
 import certifi
@@ -115,7 +120,10 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
     """
     global _deadline
     payload = json.dumps(body, ensure_ascii=False).encode()
-    hdrs = {"content-type": "application/json", "accept": "application/json", **headers}
+    # Only encodings _decompress can bound (httpx would add br/zstd if installed).
+    hdrs = {"content-type": "application/json", "accept": "application/json",
+            "accept-encoding": "gzip, deflate", **headers}
+    secrets = _secrets(headers)
     started = time.monotonic()
     attempt = 0
     while True:
@@ -129,6 +137,12 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
                 f"provider {provider} sent a response larger than {MAX_RESPONSE_BYTES} bytes",
                 detail=f"HTTP {e.status}", hint="Lower max_tokens.", status=e.status,
                 attempts=attempt) from None
+        except _BadEncoding as e:
+            raise ProviderBadResponse(
+                f"provider {provider} sent a response that cannot be decoded (HTTP {e.status})",
+                detail=f"HTTP {e.status}; {e.why}",
+                hint="Check provider_endpoint: it must point at the provider's API.",
+                status=e.status, attempts=attempt) from None
         except (httpx.TimeoutException, httpcore.TimeoutException):
             raise _timeout(provider, started, attempt) from None
         except (httpx.TransportError, httpcore.NetworkError, OSError) as e:
@@ -145,14 +159,14 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
                     attempts=attempt)
             wait = _backoff(attempt)
         elif 200 <= status < 300:
-            return Reply(status, _decode(raw, provider, status, attempt), attempt,
+            return Reply(status, _decode(raw, provider, status, attempt, secrets), attempt,
                          (time.monotonic() - started) * 1000)
         else:
             retryable = status in (408, 409, 429) or status >= 500
             if not retryable or attempt >= max_attempts:
-                raise _http_error(provider, status, raw, attempt)
+                raise _http_error(provider, status, raw, attempt, secrets)
             if retry_after is not None and time.monotonic() + retry_after > deadline:
-                raise _http_error(provider, status, raw, attempt,
+                raise _http_error(provider, status, raw, attempt, secrets,
                                   note=f"Retry-After {retry_after:g}s is beyond the call's deadline")
             wait = retry_after if retry_after is not None else _backoff(attempt)
         if time.monotonic() + wait >= deadline:
@@ -175,8 +189,14 @@ def _send(url, headers, payload):
                 raise _TooLarge(resp.status_code)
             chunks.append(chunk)
         raw = b"".join(chunks)
-        if resp.headers.get("content-encoding"):
-            raw = httpx.Response(resp.status_code, headers=resp.headers, content=raw).content
+        encoding = resp.headers.get("content-encoding")
+        if encoding:
+            try:
+                raw = _decompress(raw, encoding, resp.status_code)
+            except _BadEncoding:
+                if 200 <= resp.status_code < 300:
+                    raise
+                # an error reply stays an error reply: quote its raw bytes
         return resp.status_code, raw, _retry_after(resp.headers.get("retry-after"))
 
 
@@ -184,6 +204,38 @@ class _TooLarge(httpx.TransportError):
     def __init__(self, status):
         super().__init__("response too large")
         self.status = status
+
+
+class _BadEncoding(Exception):
+    def __init__(self, status, why):
+        super().__init__(why)
+        self.status = status
+        self.why = why
+
+
+def _decompress(raw: bytes, encoding: str, status: int) -> bytes:
+    """Undo Content-Encoding, never producing more than MAX_RESPONSE_BYTES."""
+    codings = [c.strip() for c in encoding.lower().split(",")]
+    for coding in reversed([c for c in codings if c and c != "identity"]):
+        if coding in ("gzip", "x-gzip"):
+            raw = _inflate(raw, (zlib.MAX_WBITS | 16,), coding, status)
+        elif coding == "deflate":  # zlib-wrapped as the RFC says, or raw as some servers send
+            raw = _inflate(raw, (zlib.MAX_WBITS, -zlib.MAX_WBITS), coding, status)
+        else:
+            raise _BadEncoding(status, f"unsupported Content-Encoding {coding[:40]!r}")
+    return raw
+
+
+def _inflate(raw, wbits_options, coding, status):
+    for wbits in wbits_options:
+        try:
+            out = zlib.decompressobj(wbits).decompress(raw, MAX_RESPONSE_BYTES + 1)
+        except zlib.error:
+            continue
+        if len(out) > MAX_RESPONSE_BYTES:
+            raise _TooLarge(status)
+        return out
+    raise _BadEncoding(status, f"body is not valid {coding} data")
 
 
 def _retry_after(value):
@@ -200,13 +252,13 @@ def _retry_after(value):
         return None
 
 
-def _decode(raw: bytes, provider: str, status: int, attempts: int):
+def _decode(raw: bytes, provider: str, status: int, attempts: int, secrets=()):
     try:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise ProviderBadResponse(
             f"provider {provider} returned a response that is not JSON (HTTP {status})",
-            detail=f"HTTP {status}; body starts with {_snippet(raw)}",
+            detail=f"HTTP {status}; body starts with {_snippet(raw, secrets)}",
             hint="Check provider_endpoint: it must point at the provider's API.",
             status=status, attempts=attempts) from None
 
@@ -219,8 +271,8 @@ def _timeout(provider, started, attempts):
         attempts=attempts)
 
 
-def _http_error(provider, status, raw, attempts, note=None):
-    detail = f"HTTP {status} after {attempts} attempt(s); body starts with {_snippet(raw)}"
+def _http_error(provider, status, raw, attempts, secrets=(), note=None):
+    detail = f"HTTP {status} after {attempts} attempt(s); body starts with {_snippet(raw, secrets)}"
     if note:
         detail = f"{note}. {detail}"
     if status in (401, 403):
@@ -246,6 +298,31 @@ def _http_error(provider, status, raw, attempts, note=None):
         hint="Check the profile's model and other attributes.", status=status, attempts=attempts)
 
 
-def _snippet(raw: bytes) -> str:
-    text = raw[:200].decode("utf-8", errors="replace").replace("\n", " ")
+_SECRET_HEADER_WORDS = ("auth", "key", "token", "secret")
+_AUTH_SCHEMES = ("bearer ", "basic ", "token ")
+
+
+def _secrets(headers: dict) -> list[str]:
+    """The credential values among the request headers (a key, a bearer token)."""
+    found = []
+    for name, value in headers.items():
+        if not isinstance(value, str) or not any(w in name.lower() for w in _SECRET_HEADER_WORDS):
+            continue
+        found.append(value)
+        if value.lower().startswith(_AUTH_SCHEMES):
+            found.append(value.split(" ", 1)[1].strip())
+    return sorted({s for s in found if len(s) >= 4}, key=len, reverse=True)
+
+
+def _snippet(raw: bytes, secrets=(), limit: int = 200) -> str:
+    """The start of a reply for an error detail, with credentials masked.
+
+    Masking happens before truncation (decoding enough bytes for ``limit``
+    characters plus a whole secret), so a key cut at the limit cannot leak
+    partially either."""
+    room = max((len(s.encode()) for s in secrets), default=0)
+    text = raw[:4 * limit + room].decode("utf-8", errors="replace")
+    for s in secrets:
+        text = text.replace(s, "[REDACTED]")
+    text = text[:limit].replace("\n", " ")
     return repr(text) if text else "(empty)"

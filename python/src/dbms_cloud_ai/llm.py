@@ -11,6 +11,7 @@ from .providers import ChatRequest, Completion
 
 DEFAULT_HTTP_TIMEOUT = 120.0  # seconds for one call, retries included
 DEFAULT_MAX_ATTEMPTS = 3
+MAX_HTTP_TIMEOUT = 3600.0
 DEADLINE_MARGIN = 0.25        # leave time for the server to report the error itself
 
 _UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
@@ -27,18 +28,22 @@ def _seconds(value, default_unit):
     return float(m.group(1)) * unit if unit else None
 
 
-def _budget(plpy) -> tuple[float, int]:
+_SETTINGS = """
+    select extract(epoch from pg_catalog.clock_timestamp() - pg_catalog.statement_timestamp())
+               ::float8 as elapsed,
+           pg_catalog.current_setting('statement_timeout') as st,
+           pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
+           pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma"""
+
+
+def _budget(plpy, row: dict | None = None) -> tuple[float, int]:
     """(deadline as time.monotonic(), max attempts) for a call starting now.
 
     The deadline respects statement_timeout, counted from the start of the
     statement, because PostgreSQL cannot cancel Python while it waits."""
-    row = db.one(plpy, """
-        select extract(epoch from pg_catalog.clock_timestamp() - pg_catalog.statement_timestamp())
-                   ::float8 as elapsed,
-               pg_catalog.current_setting('statement_timeout') as st,
-               pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
-               pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma""")
-    budget = _seconds(row["ht"], "s") or DEFAULT_HTTP_TIMEOUT
+    if row is None:
+        row = db.one(plpy, _SETTINGS)
+    budget = min(_seconds(row["ht"], "s") or DEFAULT_HTTP_TIMEOUT, MAX_HTTP_TIMEOUT)
     st = _seconds(row["st"], "ms")
     if st:
         budget = min(budget, st - row["elapsed"] - DEADLINE_MARGIN)
@@ -49,16 +54,20 @@ def _budget(plpy) -> tuple[float, int]:
     return time.monotonic() + budget, attempts
 
 
-def chat(plpy, attrs: dict, messages: list[dict]) -> Completion:
+def chat(plpy, attrs: dict, messages: list[dict], ctx=None) -> Completion:
+    """One chat completion.  ``ctx`` (profiles.CallContext) saves the lookups
+    that the profile query already made."""
     provider = providers.for_attributes(attrs)
     req = ChatRequest(messages=messages, model=provider.model(attrs),
                       temperature=attrs.get("temperature"),
                       max_tokens=attrs.get("max_tokens", 1024),
                       stop=attrs.get("stop_tokens"), seed=attrs.get("seed"))
     url = provider.url(attrs, req)
-    acl.check_egress(plpy, url)
-    key = credentials.api_key(plpy, attrs["credential_name"]) if attrs.get("credential_name") else None
-    deadline, attempts = _budget(plpy)
+    acl.check_egress(plpy, url, ctx.aces if ctx else None)
+    key = None
+    if attrs.get("credential_name"):
+        key = credentials.api_key(plpy, attrs["credential_name"], ctx.credential if ctx else None)
+    deadline, attempts = _budget(plpy, ctx.settings if ctx else None)
     if deadline <= time.monotonic():
         raise ProviderTimeout(f"no time left to call provider {provider.name}",
                               detail="statement_timeout has (almost) expired",

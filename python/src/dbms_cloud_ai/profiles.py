@@ -36,21 +36,26 @@ def _status(status):
 
 
 def _validate(plpy, attrs, changed):
+    """Check a profile's attributes; return its normalized credential name."""
     attributes.check_profile(attrs)
     if "credential_name" in changed and attrs.get("credential_name"):
         credentials.require(plpy, attrs["credential_name"])
+    cred = attrs.get("credential_name")
+    return names.normalize(cred, "credential") if cred else None
 
 
 def create(plpy, profile_name, attributes_json, status, description):
     name = names.normalize(profile_name, "profile")
     attrs = attributes.merge({}, attributes.parse_all(
         attributes.parse_json_object(attributes_json, "attributes")))
-    _validate(plpy, attrs, attrs)
+    cred = _validate(plpy, attrs, attrs)
     row = db.one(plpy, """
-        insert into dbms_cloud_ai._profile (owner, profile_name, status, description, attributes)
-        values (current_user, $1, $2, $3, $4::jsonb)
+        insert into dbms_cloud_ai._profile
+               (owner, profile_name, status, description, attributes, credential_name)
+        values (current_user, $1, $2, $3, $4::jsonb, $5)
         on conflict (owner, profile_name) do nothing returning profile_id""",
-                 ("text", "text", "text", "text"), (name, _status(status), description, json.dumps(attrs)))
+                 ("text", "text", "text", "text", "text"),
+                 (name, _status(status), description, json.dumps(attrs), cred))
     if row is None:
         raise DuplicateObject(f"profile {name} already exists",
                               hint="Drop it with dbms_cloud_ai.drop_profile() or change it with "
@@ -92,10 +97,10 @@ def set_attributes(plpy, profile_name, changes: dict):
     p = load(plpy, profile_name)
     parsed = attributes.parse_all(changes)
     merged = attributes.merge(p.attrs, parsed)
-    _validate(plpy, merged, parsed)
-    db.query(plpy, "update dbms_cloud_ai._profile set attributes = $2::jsonb, "
+    cred = _validate(plpy, merged, parsed)
+    db.query(plpy, "update dbms_cloud_ai._profile set attributes = $2::jsonb, credential_name = $3, "
                    "last_modified = now() where profile_id = $1",
-             ("bigint", "text"), (p.profile_id, json.dumps(merged)))
+             ("bigint", "text", "text"), (p.profile_id, json.dumps(merged), cred))
 
 
 def set_attribute(plpy, profile_name, attribute_name, attribute_value):
@@ -130,17 +135,54 @@ def clear_session(plpy):
     db.query(plpy, "select pg_catalog.set_config($1, '', false)", ("text",), (SESSION_GUC,))
 
 
-def for_call(plpy, profile_name) -> Profile:
-    """The profile a generate() call uses: the named one, else the session's."""
-    if profile_name is None or not profile_name.strip():
-        name = _session_name(plpy)
-        if name is None:
+@dataclass
+class CallContext:
+    """What a model call needs from the database, read in one statement."""
+
+    profile: Profile
+    credential: dict | None   # the caller's row for the profile's own credential_name
+    aces: list                # host ACEs visible to the caller: [host, lower_port, upper_port]
+    settings: dict            # elapsed (s since statement start), st, ht, ma
+
+
+_CALL = """
+    select p.profile_id, p.profile_name, p.status, p.attributes::text as attributes,
+           c.credential_name as cred_name, c.owner::text as cred_owner, c.secret, c.key_id,
+           c.enabled as cred_enabled,
+           (select pg_catalog.json_agg(pg_catalog.json_build_array(a.host, a.lower_port, a.upper_port))
+              from dbms_cloud_ai._host_ace a)::text as aces,
+           extract(epoch from pg_catalog.clock_timestamp() - pg_catalog.statement_timestamp())::float8
+               as elapsed,
+           pg_catalog.current_setting('statement_timeout') as st,
+           pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
+           pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma
+      from dbms_cloud_ai._profile p
+      left join dbms_cloud._credential c
+        on c.owner = current_user and c.credential_name = p.credential_name
+     where p.owner = current_user
+       and p.profile_name = coalesce($1, nullif(pg_catalog.current_setting($2, true), ''))"""
+
+
+def for_call(plpy, profile_name) -> CallContext:
+    """The profile a generate() call uses (the named one, else the session's),
+    with its credential, the caller's host ACEs and the time budget settings."""
+    name = None
+    if profile_name is not None and profile_name.strip():
+        name = names.normalize(profile_name, "profile")
+    row = db.one(plpy, _CALL, ("text", "text"), (name, SESSION_GUC))
+    if row is None:
+        if name is None and _session_name(plpy) is None:
             raise NotInPrerequisiteState(
                 "no AI profile is set for this session",
                 hint="Pass profile_name, or call dbms_cloud_ai.set_profile(profile_name) first.")
-        profile_name = f'"{name}"'
-    p = load(plpy, profile_name)
-    if p.status != "ENABLED":
-        raise NotInPrerequisiteState(f"profile {p.name} is disabled",
+        raise _missing(name or _session_name(plpy))
+    profile = Profile(row["profile_id"], row["profile_name"], row["status"], json.loads(row["attributes"]))
+    if profile.status != "ENABLED":
+        raise NotInPrerequisiteState(f"profile {profile.name} is disabled",
                                      hint="Enable it with dbms_cloud_ai.enable_profile().")
-    return p
+    credential = None
+    if row["cred_name"] is not None:
+        credential = {"name": row["cred_name"], "owner": row["cred_owner"], "secret": row["secret"],
+                      "key_id": row["key_id"], "enabled": row["cred_enabled"]}
+    return CallContext(profile, credential, json.loads(row["aces"] or "[]"),
+                       {k: row[k] for k in ("elapsed", "st", "ht", "ma")})

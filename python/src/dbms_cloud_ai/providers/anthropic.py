@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .base import ChatRequest, Completion, Provider, join_api_path, usage_or_estimate
+from .base import (ChatRequest, Completion, Provider, as_dict, as_text, join_api_path,
+                   usage_or_estimate)
 
 API_VERSION = "2023-06-01"
 
@@ -44,13 +45,13 @@ class Anthropic(Provider):
         try:
             blocks = data["content"]
             text = "".join(b["text"] for b in blocks if b.get("type") == "text")
-        except (KeyError, TypeError):
+        except (KeyError, TypeError, AttributeError):
             raise self.bad("no content blocks") from None
         if not blocks:
             raise self.bad("empty content")
-        usage = data.get("usage") or {}
+        usage = as_dict(data.get("usage"))
         inp, out, est = usage_or_estimate(
             req, text, usage.get("input_tokens"), usage.get("output_tokens"))
-        return Completion(text=text, model=data.get("model") or req.model,
+        return Completion(text=text, model=as_text(data.get("model")) or req.model,
                           input_tokens=inp, output_tokens=out, tokens_estimated=est,
-                          finish_reason=data.get("stop_reason"))
+                          finish_reason=as_text(data.get("stop_reason")))

@@ -97,6 +97,15 @@ def join_api_path(base: str, version_prefix: str, tail: str) -> str:
     return base + version_prefix + tail
 
 
+def as_dict(value) -> dict:
+    """A reply's sub-object, or {} when the provider sent something else there."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_text(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def estimate_tokens(text: str) -> int:
     """About four characters a token, the usual rule of thumb for English text."""
     return max(1, math.ceil(len(text) / 4)) if text else 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import ChatRequest, Completion, Provider, usage_or_estimate
+from .base import ChatRequest, Completion, Provider, as_dict, as_text, usage_or_estimate
 
 
 class Cohere(Provider):
@@ -33,16 +33,16 @@ class Cohere(Provider):
         try:
             parts = data["message"]["content"]
             text = "".join(p["text"] for p in parts if p.get("type") == "text")
-        except (KeyError, TypeError):
+        except (KeyError, TypeError, AttributeError):
             raise self.bad("no message.content") from None
         if not parts:
             raise self.bad("empty message.content")
-        usage = data.get("usage") or {}
-        tokens = usage.get("tokens") or usage.get("billed_units") or {}
+        usage = as_dict(data.get("usage"))
+        tokens = as_dict(usage.get("tokens")) or as_dict(usage.get("billed_units"))
         inp, out, est = usage_or_estimate(
             req, text, _int(tokens.get("input_tokens")), _int(tokens.get("output_tokens")))
         return Completion(text=text, model=req.model, input_tokens=inp, output_tokens=out,
-                          tokens_estimated=est, finish_reason=data.get("finish_reason"))
+                          tokens_estimated=est, finish_reason=as_text(data.get("finish_reason")))
 
 
 def _int(v):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from .base import ChatRequest, Completion, Provider, usage_or_estimate
+from .base import ChatRequest, Completion, Provider, as_dict, as_text, usage_or_estimate
 
 
 class Google(Provider):
@@ -42,12 +42,12 @@ class Google(Provider):
         try:
             cand = data["candidates"][0]
             text = "".join(p.get("text", "") for p in cand["content"]["parts"])
-        except (KeyError, IndexError, TypeError):
-            reason = (data.get("promptFeedback") or {}).get("blockReason") if isinstance(data, dict) else None
+        except (KeyError, IndexError, TypeError, AttributeError):
+            reason = as_text(as_dict(as_dict(data).get("promptFeedback")).get("blockReason"))
             raise self.bad(f"no candidates (blockReason {reason})" if reason else "no candidates") from None
-        usage = data.get("usageMetadata") or {}
+        usage = as_dict(data.get("usageMetadata"))
         inp, out, est = usage_or_estimate(
             req, text, usage.get("promptTokenCount"), usage.get("candidatesTokenCount"))
-        return Completion(text=text, model=data.get("modelVersion") or req.model,
+        return Completion(text=text, model=as_text(data.get("modelVersion")) or req.model,
                           input_tokens=inp, output_tokens=out, tokens_estimated=est,
-                          finish_reason=cand.get("finishReason"))
+                          finish_reason=as_text(cand.get("finishReason")))

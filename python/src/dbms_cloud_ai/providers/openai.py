@@ -3,8 +3,11 @@ Hugging Face's router, and any OpenAI-compatible server (Ollama, vLLM, LM Studio
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from ..errors import InvalidParameter
-from .base import ChatRequest, Completion, Provider, join_api_path, usage_or_estimate
+from .base import (ChatRequest, Completion, Provider, as_dict, as_text, join_api_path,
+                   usage_or_estimate)
 
 
 class OpenAI(Provider):
@@ -36,12 +39,12 @@ class OpenAI(Provider):
             raise self.bad("no choices[0].message.content") from None
         if not isinstance(text, str):
             raise self.bad("choices[0].message.content is not text")
-        usage = data.get("usage") or {}
+        usage = as_dict(data.get("usage"))
         inp, out, est = usage_or_estimate(
             req, text, usage.get("prompt_tokens"), usage.get("completion_tokens"))
-        return Completion(text=text, model=data.get("model") or req.model or "",
+        return Completion(text=text, model=as_text(data.get("model")) or req.model or "",
                           input_tokens=inp, output_tokens=out, tokens_estimated=est,
-                          finish_reason=choice.get("finish_reason"))
+                          finish_reason=as_text(choice.get("finish_reason")))
 
 
 class OpenAICompatible(OpenAI):
@@ -85,7 +88,8 @@ class Azure(OpenAI):
         return f"https://{attrs['azure_resource_name']}.openai.azure.com"
 
     def url(self, attrs, req):
-        return (f"{self.base_url(attrs)}/openai/deployments/{attrs['azure_deployment_name']}"
+        deployment = quote(attrs["azure_deployment_name"], safe="")  # one path segment
+        return (f"{self.base_url(attrs)}/openai/deployments/{deployment}"
                 f"/chat/completions?api-version={self.api_version}")
 
     def headers(self, api_key, attrs):
