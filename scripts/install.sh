@@ -71,10 +71,15 @@ python_lib() {
             --root-user-action=ignore --target "$dir" -r "$ROOT/python/requirements-lock.txt"
         echo "$want" | as_root tee "$stamp" >/dev/null
     fi
-    # Our own package is copied fresh every time (cheap, and never stale).
-    as_root rm -rf "$dir/dbms_cloud_ai"
-    as_root cp -r "$ROOT/python/src/dbms_cloud_ai" "$dir/dbms_cloud_ai"
-    as_root find "$dir/dbms_cloud_ai" -name __pycache__ -prune -exec rm -rf {} +
+    # Our own package is copied fresh every time (cheap, and never stale), into
+    # a new directory renamed into place, so a backend starting meanwhile sees
+    # either the old package or the new one, never half of it.
+    as_root rm -rf "$dir/.dbms_cloud_ai.new" "$dir/.dbms_cloud_ai.old"
+    as_root cp -r "$ROOT/python/src/dbms_cloud_ai" "$dir/.dbms_cloud_ai.new"
+    as_root find "$dir/.dbms_cloud_ai.new" -name __pycache__ -prune -exec rm -rf {} +
+    [ -d "$dir/dbms_cloud_ai" ] && as_root mv "$dir/dbms_cloud_ai" "$dir/.dbms_cloud_ai.old"
+    as_root mv "$dir/.dbms_cloud_ai.new" "$dir/dbms_cloud_ai"
+    as_root rm -rf "$dir/.dbms_cloud_ai.old"
     as_root chmod -R a+rX "$PY_LIBDIR"
     say "Python package $VERSION in $dir"
 }

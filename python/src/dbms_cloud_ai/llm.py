@@ -6,7 +6,7 @@ import re
 import time
 
 from . import acl, credentials, db, http, providers
-from .errors import ProviderTimeout
+from .errors import InvalidParameter, ProviderTimeout
 from .providers import ChatRequest, Completion
 
 DEFAULT_HTTP_TIMEOUT = 120.0  # seconds for one call, retries included
@@ -43,14 +43,27 @@ def _budget(plpy, row: dict | None = None) -> tuple[float, int]:
     statement, because PostgreSQL cannot cancel Python while it waits."""
     if row is None:
         row = db.one(plpy, _SETTINGS)
-    budget = min(_seconds(row["ht"], "s") or DEFAULT_HTTP_TIMEOUT, MAX_HTTP_TIMEOUT)
+    budget = DEFAULT_HTTP_TIMEOUT
+    if row["ht"]:
+        budget = _seconds(row["ht"], "s")
+        if budget is None or not 0 < budget <= MAX_HTTP_TIMEOUT:
+            raise InvalidParameter(
+                f"invalid dbms_cloud_ai.http_timeout {row['ht']!r}",
+                detail=f"Use a duration between 1ms and {MAX_HTTP_TIMEOUT:g}s, e.g. '30s' or 30.",
+                hint="SET dbms_cloud_ai.http_timeout = '30s';")
     st = _seconds(row["st"], "ms")
     if st:
         budget = min(budget, st - row["elapsed"] - DEADLINE_MARGIN)
-    try:
-        attempts = max(1, min(10, int(row["ma"]))) if row["ma"] else DEFAULT_MAX_ATTEMPTS
-    except ValueError:
-        attempts = DEFAULT_MAX_ATTEMPTS
+    attempts = DEFAULT_MAX_ATTEMPTS
+    if row["ma"]:
+        try:
+            attempts = int(row["ma"])
+        except ValueError:
+            attempts = 0
+        if not 1 <= attempts <= 10:
+            raise InvalidParameter(f"invalid dbms_cloud_ai.http_max_attempts {row['ma']!r}",
+                                   detail="Use a whole number from 1 to 10.",
+                                   hint="SET dbms_cloud_ai.http_max_attempts = 3;")
     return time.monotonic() + budget, attempts
 
 
