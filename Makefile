@@ -23,6 +23,11 @@ DEMO_PORT ?= 54330
 BENCH_DIR  = $(TMPBASE)/bench
 BENCH_PORT?= 54331
 PYTEST_ARGS ?=
+# The test server gets proxy variables pointing at a closed port: every test
+# that reaches the fake LLM proves the extension ignores the server's proxy
+# environment (httpx would otherwise honour it).
+CANARY = http://127.0.0.1:9
+CANARY_PROXY = HTTP_PROXY=$(CANARY) HTTPS_PROXY=$(CANARY) ALL_PROXY=$(CANARY) http_proxy=$(CANARY) https_proxy=$(CANARY) all_proxy=$(CANARY) NO_PROXY= no_proxy=
 
 export PY_LIBDIR
 
@@ -46,7 +51,7 @@ venv: $(VENV)/.installed
 
 test: install venv
 	scripts/pg-cluster.sh stop $(TEST_DIR); rm -rf $(TEST_DIR)
-	scripts/pg-cluster.sh start $(TEST_DIR) $(TEST_PORT)
+	PG_SERVER_ENV="$(CANARY_PROXY)" scripts/pg-cluster.sh start $(TEST_DIR) $(TEST_PORT)
 	DCA_PGHOST=$(TEST_DIR)/sock DCA_PGPORT=$(TEST_PORT) DCA_PGLOG=$(TEST_DIR)/log/server.log \
 	  $(VENV)/bin/python -m pytest tests $(PYTEST_ARGS); \
 	  status=$$?; scripts/pg-cluster.sh stop $(TEST_DIR); exit $$status

@@ -103,3 +103,15 @@ def test_provider_endpoint_must_not_carry_secrets(alice):
     with raises("22023"):
         alice.execute("""select dbms_cloud_ai.create_profile('p', '{"provider": "openai", "credential_name": "c",
                          "provider_endpoint": "https://api.example.com/v1?key=secret"}')""")
+
+
+def test_server_proxy_environment_is_ignored(db, alice, llm):
+    db.admin.execute("""create function pg_temp.proxy() returns text language plpython3u as
+                        $$ import os; return os.environ.get("HTTPS_PROXY") $$""")
+    proxy = db.admin.execute("select pg_temp.proxy()").fetchone()[0]
+    if not proxy:
+        pytest.skip("the server was not started by `make test` with canary proxy variables")
+    make_profile(alice, llm)
+    llm.script(Answer("direct"))
+    assert generate(alice, "q") == "direct"
+    assert len(llm.requests) == 1
