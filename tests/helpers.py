@@ -48,6 +48,15 @@ def hint_of(holder) -> str:
 
 
 @contextmanager
+def case(what):
+    """Name the failing case when one test loops over several."""
+    try:
+        yield
+    except (AssertionError, pytest.fail.Exception) as e:
+        raise AssertionError(f"case {what!r}: {e}") from None
+
+
+@contextmanager
 def timed():
     t = {"start": time.monotonic()}
     yield t

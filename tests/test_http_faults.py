@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from fake_llm import Answer, Close, Drip, Hang, Raw, closed_port
 
-from helpers import API_KEY, generate, make_profile, raises, timed
+from helpers import case, API_KEY, generate, make_profile, raises, timed
 
 DIAG_FIELDS = ("message_primary", "message_detail", "message_hint", "context",
                "internal_query", "source_function")
@@ -28,15 +28,6 @@ def no_key_in(err: psycopg.Error):
         assert part not in str(err)
         for f in DIAG_FIELDS:
             assert part not in (getattr(err.diag, f) or ""), f"API key leaked in {f}"
-
-
-@contextmanager
-def case(what):
-    """Name the failing case when one test loops over several."""
-    try:
-        yield
-    except (AssertionError, pytest.fail.Exception) as e:
-        raise AssertionError(f"case {what!r}: {e}") from None
 
 
 def detail(holder) -> str:

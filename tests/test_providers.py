@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from fake_llm import Answer
 
-from helpers import API_KEY, generate, make_profile, raises
+from helpers import case, API_KEY, generate, make_profile, raises
 
 SYSTEM = "Answer in French."
 OPTIONS = dict(temperature=0.4, max_tokens=77, stop_tokens=[";", "END"], seed=42)
@@ -28,15 +28,6 @@ def ask(conn, fake, answer="la réponse", prompt="What is 4 + 4 ?", profile="P")
     assert generate(conn, prompt, profile=profile) == answer
     assert len(fake.requests) == 1, [r.path for r in fake.requests]
     return fake.requests[0]
-
-
-@contextmanager
-def case(what):
-    """Name the failing case when one test loops over several."""
-    try:
-        yield
-    except (AssertionError, pytest.fail.Exception) as e:
-        raise AssertionError(f"case {what!r}: {e}") from None
 
 
 def assert_key_only_in_header(req, header, value):

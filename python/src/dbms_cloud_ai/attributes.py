@@ -25,44 +25,36 @@ def _bool(name, v):
     raise InvalidParameter(f"attribute {name} must be true or false, not {_show(v)}", hint=HINT)
 
 
-def _int(lo, hi):
+def _numeric(kind, lo, hi):
+    """A parser for integers (kind int) or numbers (kind float) in [lo, hi];
+    numeric strings are accepted, as Oracle's SDKs send them."""
+    what = "an integer" if kind is int else "a number"
+
     def parse(name, v):
-        if isinstance(v, bool):
-            raise InvalidParameter(f"attribute {name} must be an integer, not {_show(v)}", hint=HINT)
+        given = v
         if isinstance(v, str):
             try:
-                v = int(v.strip())
+                v = kind(v.strip())
             except ValueError:
-                raise InvalidParameter(
-                    f"attribute {name} must be an integer, not {_show(v)}", hint=HINT) from None
-        if isinstance(v, float) and v.is_integer():
+                v = None
+        if isinstance(v, float) and kind is int and v.is_integer():
             v = int(v)
-        if not isinstance(v, int):
-            raise InvalidParameter(f"attribute {name} must be an integer, not {_show(v)}", hint=HINT)
+        ok = isinstance(v, int) if kind is int else isinstance(v, (int, float)) and math.isfinite(v)
+        if isinstance(v, bool) or not ok:
+            raise InvalidParameter(f"attribute {name} must be {what}, not {_show(given)}", hint=HINT)
         if not lo <= v <= hi:
             raise InvalidParameter(
                 f"attribute {name} is out of range: {v} (allowed {lo} to {hi})", hint=HINT)
         return v
     return parse
+
+
+def _int(lo, hi):
+    return _numeric(int, lo, hi)
 
 
 def _number(lo, hi):
-    def parse(name, v):
-        if isinstance(v, bool):
-            raise InvalidParameter(f"attribute {name} must be a number, not {_show(v)}", hint=HINT)
-        if isinstance(v, str):
-            try:
-                v = float(v.strip())
-            except ValueError:
-                raise InvalidParameter(
-                    f"attribute {name} must be a number, not {_show(v)}", hint=HINT) from None
-        if not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise InvalidParameter(f"attribute {name} must be a number, not {_show(v)}", hint=HINT)
-        if not lo <= v <= hi:
-            raise InvalidParameter(
-                f"attribute {name} is out of range: {v} (allowed {lo} to {hi})", hint=HINT)
-        return v
-    return parse
+    return _numeric(float, lo, hi)
 
 
 def _string(name, v):
