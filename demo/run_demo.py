@@ -26,6 +26,9 @@ Environment for a real model (the first that is set wins):
                                 at http://localhost:11434; DEMO_MODEL names the
                                 model (default llama3.2), DEMO_API_KEY its key if
                                 it needs one
+    OLLAMA_HOST                 the same, from Ollama's own variable
+    OPENAI_BASE_URL             the same without OPENAI_API_KEY; with it, an
+                                OpenAI-compatible gateway that needs the key
     OPENAI_API_KEY              OpenAI (DEMO_MODEL default gpt-4o-mini)
     ANTHROPIC_API_KEY           Anthropic (DEMO_MODEL default claude-haiku-4-5)
     COHERE_API_KEY              Cohere
@@ -85,7 +88,11 @@ def choose_mode() -> Mode:
     model = env("DEMO_MODEL")
     if env("DEMO_OFFLINE") not in (None, "0", "false", "no"):
         return offline_mode("DEMO_OFFLINE is set")
-    url = env("DEMO_OPENAI_COMPATIBLE_URL")
+    url, source = env("DEMO_OPENAI_COMPATIBLE_URL"), "DEMO_OPENAI_COMPATIBLE_URL"
+    if not url and env("OLLAMA_HOST"):  # Ollama's own variable, e.g. 127.0.0.1:11434
+        url, source = env("OLLAMA_HOST"), "OLLAMA_HOST"
+    if not url and env("OPENAI_BASE_URL") and not env("OPENAI_API_KEY"):
+        url, source = env("OPENAI_BASE_URL"), "OPENAI_BASE_URL"
     if url:
         if "://" not in url:
             url = "http://" + url
@@ -94,7 +101,7 @@ def choose_mode() -> Mode:
         host = parts.hostname or ""
         port = parts.port or (443 if parts.scheme == "https" else 80)
         return Mode(False, f"demo: REAL model: OpenAI-compatible server at {url}, model {model} "
-                           "(from DEMO_OPENAI_COMPATIBLE_URL and DEMO_MODEL)",
+                           f"(from {source} and DEMO_MODEL)",
                     f"OpenAI-compatible server {url}",
                     {"provider_endpoint": url, "model": model, "credential_name": "DEMO_CRED"},
                     cred_user="OPENAI_COMPATIBLE", key=env("DEMO_API_KEY") or "no-key-needed",
@@ -108,6 +115,16 @@ def choose_mode() -> Mode:
         key = env(var)
         if key:
             attrs = {"provider": provider, "credential_name": "DEMO_CRED"}
+            base = env("OPENAI_BASE_URL") if provider == "openai" else None
+            if base:  # the OpenAI SDK's variable: an OpenAI-compatible gateway with a key
+                parts = urlsplit(base if "://" in base else "https://" + base)
+                attrs["provider_endpoint"] = base
+                return Mode(False, f"demo: REAL model: OpenAI-compatible endpoint {base}, model "
+                                   f"{model or default_model} (OPENAI_BASE_URL and OPENAI_API_KEY; "
+                                   "the key is never printed)",
+                            f"endpoint {base}", {**attrs, "model": model or default_model},
+                            cred_user=user, key=key, ace_host=parts.hostname,
+                            ace_port=parts.port or (443 if parts.scheme == "https" else 80))
             m = model or default_model
             if m:
                 attrs["model"] = m
