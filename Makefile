@@ -54,7 +54,9 @@ test: install venv
 	PG_SERVER_ENV="$(CANARY_PROXY)" scripts/pg-cluster.sh start $(TEST_DIR) $(TEST_PORT)
 	DCA_PGHOST=$(TEST_DIR)/sock DCA_PGPORT=$(TEST_PORT) DCA_PGLOG=$(TEST_DIR)/log/server.log \
 	  $(VENV)/bin/python -m pytest tests $(PYTEST_ARGS); \
-	  status=$$?; scripts/pg-cluster.sh stop $(TEST_DIR); exit $$status
+	  status=$$?; \
+	  if [ $$status -ne 0 ]; then echo "--- last lines of the test server's log:"; tail -n 30 $(TEST_DIR)/log/server.log; fi; \
+	  scripts/pg-cluster.sh stop $(TEST_DIR); exit $$status
 
 demo:
 	@$(PYTHON) demo/run_demo.py --mode
