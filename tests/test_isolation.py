@@ -8,7 +8,8 @@ from fake_llm import Answer
 
 from helpers import API_KEY, generate, make_profile, raises
 
-TABLES = ("dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._host_ace")
+TABLES = ("dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._host_ace",
+          "dbms_cloud_ai._conversation", "dbms_cloud_ai._conversation_prompt")
 
 
 def test_credentials_are_invisible_to_other_roles(alice, bob, llm):

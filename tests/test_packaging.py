@@ -90,7 +90,8 @@ def test_every_plpython_body_is_one_call_after_the_loader(db):
 def test_user_tables_are_dumped_by_pg_dump(db):
     tables = {r[0] for r in db.admin.execute(
         "select unnest(extconfig)::regclass::text from pg_extension where extname = 'dbms_cloud_ai'")}
-    assert tables == {"dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._host_ace"}
+    assert tables == {"dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._host_ace",
+                      "dbms_cloud_ai._conversation", "dbms_cloud_ai._conversation_prompt"}
 
 
 def test_session_refuses_a_library_of_another_version(db):

@@ -51,3 +51,48 @@ create view dbms_cloud_ai.dba_host_aces with (security_invoker = true) as
 select ace_id, host, lower_port, upper_port, principal_name, privilege, created, created_by
   from dbms_cloud_ai._host_ace;
 comment on view dbms_cloud_ai.dba_host_aces is 'All host ACEs (dbms_cloud_ai_admin only)';
+
+-- Conversations: Oracle's columns; ids as upper-case GUIDs; expired ones are gone.
+create view dbms_cloud_ai.user_cloud_ai_conversations with (security_invoker = true) as
+select pg_catalog.upper(c.conversation_id::text) as conversation_id, c.title as conversation_title,
+       c.description, c.created, c.modified, c.retention_days, c.conversation_length, c.tags
+  from dbms_cloud_ai._conversation c
+ where c.owner operator(pg_catalog.=) current_user
+   and (c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now());
+comment on view dbms_cloud_ai.user_cloud_ai_conversations is 'Your conversations';
+
+create view dbms_cloud_ai.dba_cloud_ai_conversations with (security_invoker = true) as
+select pg_catalog.upper(c.conversation_id::text) as conversation_id, c.owner::text as owner,
+       c.title as conversation_title, c.description, c.created, c.modified, c.retention_days,
+       c.conversation_length, c.tags
+  from dbms_cloud_ai._conversation c
+ where c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now();
+comment on view dbms_cloud_ai.dba_cloud_ai_conversations is 'All conversations (dbms_cloud_ai_admin only)';
+
+create view dbms_cloud_ai.user_cloud_ai_conversation_prompts with (security_invoker = true) as
+select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_id,
+       pg_catalog.upper(p.conversation_id::text) as conversation_id, c.title as conversation_title,
+       p.profile_name, p.prompt_action, p.prompt, p.prompt_response, p.created, p.modified,
+       p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#"
+  from dbms_cloud_ai._conversation_prompt p
+  join dbms_cloud_ai._conversation c on c.conversation_id operator(pg_catalog.=) p.conversation_id
+ where p.owner operator(pg_catalog.=) current_user
+   and (c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now());
+comment on view dbms_cloud_ai.user_cloud_ai_conversation_prompts is 'The prompts of your conversations';
+
+create view dbms_cloud_ai.dba_cloud_ai_conversation_prompts with (security_invoker = true) as
+select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_id,
+       pg_catalog.upper(p.conversation_id::text) as conversation_id, p.owner::text as owner,
+       c.title as conversation_title, p.profile_name, p.prompt_action, p.prompt, p.prompt_response,
+       p.created, p.modified, p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#"
+  from dbms_cloud_ai._conversation_prompt p
+  join dbms_cloud_ai._conversation c on c.conversation_id operator(pg_catalog.=) p.conversation_id
+ where c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now();
+comment on view dbms_cloud_ai.dba_cloud_ai_conversation_prompts is
+'The prompts of all conversations (dbms_cloud_ai_admin only)';
+
+create view dbms_cloud_ai.session_cloud_ai_conversation_prompts with (security_invoker = true) as
+select prompt_number, profile_name, prompt_action, prompt, prompt_response, created
+  from dbms_cloud_ai._session_conversation_prompts();
+comment on view dbms_cloud_ai.session_cloud_ai_conversation_prompts is
+'This session''s short-term conversation (profiles with "conversation": true); gone at session end';

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from . import attributes, llm, profiles
-from .errors import FeatureNotSupported, InvalidParameter
+from dataclasses import dataclass
+
+from . import attributes, conversations, llm, profiles
+from .errors import DcaError, FeatureNotSupported, InvalidParameter
 
 ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat", "showprompt",
            "summarize", "translate", "feedback")
@@ -20,13 +22,31 @@ def _action(action):
     return name
 
 
-def _chat(plpy, prompt, attrs, params, ctx):
-    messages = []
-    system = "\n\n".join(attrs[k] for k in ("role", "additional_instructions") if attrs.get(k))
-    if system:
-        messages.append({"role": "system", "content": system})
-    messages.append({"role": "user", "content": prompt})
-    return llm.chat(plpy, attrs, messages, ctx).text
+@dataclass
+class Call:
+    """One generate() call: what every action handler receives."""
+
+    plpy: object
+    prompt: str
+    action: str
+    profile: profiles.Profile
+    attrs: dict
+    params: dict
+    ctx: profiles.CallContext
+    thread: conversations.Thread | None
+
+    def system(self) -> list[dict]:
+        text = "\n\n".join(self.attrs[k] for k in ("role", "additional_instructions")
+                            if self.attrs.get(k))
+        return [{"role": "system", "content": text}] if text else []
+
+    def history(self) -> list[dict]:
+        return self.thread.history if self.thread else []
+
+
+def _chat(call: Call) -> str:
+    messages = call.system() + call.history() + [{"role": "user", "content": call.prompt}]
+    return llm.chat(call.plpy, call.attrs, messages, call.ctx).text
 
 
 HANDLERS = {"chat": _chat}
@@ -55,7 +75,24 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json):
             f"action {name} is not available in this version of dbms_cloud_ai",
             detail="This version implements: " + ", ".join(HANDLERS) + ".",
             hint="Use action => 'chat'.")
-    if params.get("conversation_id") is not None:
-        raise FeatureNotSupported("conversations are not available in this version of dbms_cloud_ai",
-                                  hint="Remove conversation_id from params.")
-    return handler(plpy, prompt, attrs, params, ctx)
+    thread = conversations.for_call(plpy, params, attrs, name, profile.name)
+    call = Call(plpy, prompt, name, profile, attrs, params, ctx, thread)
+    answer = handler(call)
+    if thread is not None:
+        recorded = conversations.record(plpy, thread, profile.name, name, prompt, answer)
+        if recorded and thread.title_pending:
+            _name_conversation(call, answer)
+    return answer
+
+
+def _name_conversation(call: Call, answer: str) -> None:
+    """Give an untitled conversation a title and description after its first turn.
+
+    A failure here must not lose the answer: the conversation stays untitled."""
+    try:
+        reply = llm.chat(call.plpy, call.attrs, conversations.title_request(call.prompt, answer),
+                         call.ctx).text
+        title, description = conversations.parse_title(reply)
+    except DcaError:
+        title, description = None, None
+    conversations.set_title(call.plpy, call.thread, title, description)

@@ -6,7 +6,7 @@ SQLSTATE, detail and hint.
 
 from __future__ import annotations
 
-from . import acl, attributes, credentials, generate as _generate, profiles
+from . import acl, attributes, conversations, credentials, generate as _generate, profiles
 from .boundary import sql_entry
 
 # --- dbms_cloud ---------------------------------------------------------------
@@ -111,3 +111,71 @@ def remove_host_ace(plpy, host, principal_name, lower_port, upper_port):
 @sql_entry
 def generate(plpy, prompt, profile_name, action, attributes_json, params_json):
     return _generate.generate(plpy, prompt, profile_name, action, attributes_json, params_json)
+
+
+# --- dbms_cloud_ai: conversations ------------------------------------------------
+
+
+@sql_entry
+def create_conversation(plpy, attributes_json, set_current=False):
+    return conversations.create(plpy, attributes_json, set_current)
+
+
+@sql_entry
+def update_conversation(plpy, conversation_id, attributes_json):
+    conversations.update(plpy, conversation_id, attributes_json)
+
+
+@sql_entry
+def drop_conversation(plpy, conversation_id, force):
+    conversations.drop(plpy, conversation_id, bool(force))
+
+
+@sql_entry
+def delete_conversation_prompt(plpy, conversation_prompt_id, force):
+    conversations.delete_prompt(plpy, conversation_prompt_id, bool(force))
+
+
+@sql_entry
+def set_conversation_id(plpy, conversation_id):
+    conversations.set_session(plpy, conversation_id)
+
+
+@sql_entry
+def get_conversation_id(plpy):
+    return conversations.get_session(plpy)
+
+
+@sql_entry
+def clear_conversation_id(plpy):
+    conversations.clear_session(plpy)
+
+
+@sql_entry
+def add_conversation_tag(plpy, conversation_id, tag_key, tag_value):
+    conversations.add_tag(plpy, conversation_id, tag_key, tag_value)
+
+
+@sql_entry
+def remove_conversation_tag(plpy, conversation_id, tag_key, force):
+    conversations.remove_tag(plpy, conversation_id, tag_key, bool(force))
+
+
+@sql_entry
+def session_conversation_prompts(plpy):
+    return conversations.session_prompts(plpy)
+
+
+@sql_entry
+def purge_expired_conversations(plpy, batch_size, max_batches):
+    return conversations.purge_expired(plpy, batch_size, max_batches)
+
+
+@sql_entry
+def schedule_conversation_purge(plpy, schedule, batch_size):
+    return conversations.schedule_purge(plpy, schedule, batch_size)
+
+
+@sql_entry
+def unschedule_conversation_purge(plpy):
+    return conversations.unschedule_purge(plpy)

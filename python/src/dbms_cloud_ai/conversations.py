@@ -1,0 +1,481 @@
+"""Conversations: named long-term ones (tables) and the session's short-term one.
+
+Oracle's rules: a named conversation (params.conversation_id, else the
+session's SET_CONVERSATION_ID) wins over the profile's ``conversation``
+attribute; only runsql, showsql, explainsql, narrate and chat read or write
+history; the newest ``conversation_length`` prompt/response pairs (default 10)
+are sent, oldest first, whichever profile made them.  The session
+conversation keeps at most 10 prompts of the same profile in a temporary table.
+
+Order of work in a call: read the history (no locks), call the model, then one
+short write of prompt and response together.  A failed model call writes
+nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+
+from . import db
+from .errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
+
+SESSION_GUC = "dbms_cloud_ai.conversation_id"
+HISTORY_ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat")
+DEFAULT_LENGTH = 10
+SESSION_MAX = 10
+MAX_TITLE = 128
+_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
+_HINT_CREATE = "Create one with dbms_cloud_ai.create_conversation()."
+
+
+class InvalidId(InvalidJson):
+    """22P02: the text is not a conversation (prompt) id at all."""
+
+
+def parse_id(raw, what="conversation id") -> str:
+    if raw is None:
+        raise NullValue(f"{what} must not be NULL", hint=_HINT_CREATE)
+    text = str(raw).strip()
+    if not _ID.match(text):
+        raise InvalidId(f"invalid value for {what}",
+                        detail=f"{text[:60]!r} is not a 36-character id such as "
+                               "40D1E4B2-8E1B-10C4-E063-1A5B000A677D.",
+                        hint=_HINT_CREATE)
+    return text.lower()
+
+
+def show_id(value) -> str:
+    return str(value).upper()
+
+
+def _missing(cid):
+    return UndefinedObject(f"conversation id={show_id(cid)} does not exist", hint=_HINT_CREATE)
+
+
+# --- attributes -------------------------------------------------------------------
+
+def _attrs(attributes_json, *, partial: bool) -> dict:
+    from .attributes import parse_json_object
+    raw = parse_json_object(attributes_json, "attributes")
+    out = {}
+    for key, value in raw.items():
+        k = key.strip().lower()
+        if k == "title":
+            if value is not None and not isinstance(value, str):
+                raise InvalidParameter("conversation attribute title must be a string",
+                                       hint="Pass a title of at most 128 characters.")
+            if value is not None and len(value) > MAX_TITLE:
+                raise InvalidParameter(
+                    f"title value length ({len(value)}) exceeds the maximum length ({MAX_TITLE})",
+                    hint="Pass a title of at most 128 characters.")
+        elif k == "description":
+            if value is not None and not isinstance(value, str):
+                raise InvalidParameter("conversation attribute description must be a string",
+                                       hint="Pass the description as a JSON string.")
+        elif k in ("retention_days", "conversation_length"):
+            lo, hi = (0, 36500) if k == "retention_days" else (1, 999)
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                value = int(value)
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if value is None and k == "conversation_length" and partial:
+                pass
+            elif isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidParameter(f"conversation attribute {k} must be an integer",
+                                       hint=f"Pass {k} as a whole number from {lo} to {hi}.")
+            elif not lo <= value <= hi:
+                raise InvalidParameter(
+                    f"conversation attribute {k} is out of range: {value} (allowed {lo} to {hi})",
+                    hint=f"Pass {k} as a whole number from {lo} to {hi}.")
+        else:
+            raise InvalidParameter(
+                f"unknown conversation attribute {key!r}",
+                detail="Conversation attributes are title, description, retention_days and "
+                       "conversation_length.",
+                hint="Remove it from attributes.")
+        out[k] = value
+    return out
+
+
+_LIVE = "(c.expires_at is null or c.expires_at > pg_catalog.now())"
+
+
+def _exists(plpy, cid) -> bool:
+    return db.one(plpy, f"""select 1 as x from dbms_cloud_ai._conversation c
+                             where c.conversation_id = $1::uuid and c.owner = current_user
+                               and {_LIVE}""", ("text",), (cid,)) is not None
+
+
+# --- the management API -------------------------------------------------------------
+
+def create(plpy, attributes_json, set_current=False) -> str:
+    a = _attrs(attributes_json, partial=False)
+    cid = str(uuid.uuid4())
+    db.query(plpy, """
+        insert into dbms_cloud_ai._conversation
+               (conversation_id, title, description, retention_days, conversation_length,
+                title_pending, expires_at)
+        values ($1::uuid, $2, $3, $4, $5, $2 is null,
+                case when $4 = 0 then null else pg_catalog.now() + pg_catalog.make_interval(days => $4) end)""",
+             ("text", "text", "text", "int4", "int4"),
+             (cid, a.get("title"), a.get("description"), a.get("retention_days", 7),
+              a.get("conversation_length")))
+    if set_current:
+        _set_session(plpy, cid)
+    return show_id(cid)
+
+
+def update(plpy, conversation_id, attributes_json):
+    cid = parse_id(conversation_id)
+    a = _attrs(attributes_json, partial=True)
+    if not _exists(plpy, cid):
+        raise _missing(cid)
+    if not a:
+        return
+    row = db.one(plpy, f"""
+        update dbms_cloud_ai._conversation c set
+               title = case when $2 then $3 else title end,
+               title_pending = case when $2 then false else title_pending end,
+               description = case when $4 then $5 else description end,
+               retention_days = coalesce($6, retention_days),
+               expires_at = case when $6 is null then expires_at when $6 = 0 then null
+                                 else created + pg_catalog.make_interval(days => $6) end,
+               conversation_length = case when $7 then $8 else conversation_length end,
+               modified = pg_catalog.now()
+         where c.conversation_id = $1::uuid and c.owner = current_user and {_LIVE}
+        returning 1 as x""",
+                 ("text", "bool", "text", "bool", "text", "int4", "bool", "int4"),
+                 (cid, "title" in a, a.get("title"), "description" in a, a.get("description"),
+                  a.get("retention_days"), "conversation_length" in a, a.get("conversation_length")))
+    if row is None:
+        raise _missing(cid)
+
+
+def drop(plpy, conversation_id, force):
+    cid = parse_id(conversation_id)
+    gone = db.one(plpy, f"""delete from dbms_cloud_ai._conversation c
+                            where c.conversation_id = $1::uuid and c.owner = current_user and {_LIVE}
+                            returning 1 as x""", ("text",), (cid,))
+    if gone is None and not force:
+        raise _missing(cid)
+    if _session_id(plpy) == cid:
+        clear_session(plpy)
+
+
+def delete_prompt(plpy, conversation_prompt_id, force):
+    pid = parse_id(conversation_prompt_id, "conversation prompt id")
+    gone = db.one(plpy, f"""
+        delete from dbms_cloud_ai._conversation_prompt p
+         using dbms_cloud_ai._conversation c
+         where p.conversation_prompt_id = $1::uuid and p.owner = current_user
+           and c.conversation_id = p.conversation_id and {_LIVE}
+        returning 1 as x""", ("text",), (pid,))
+    if gone is None and not force:
+        raise UndefinedObject(f"conversation prompt id={show_id(pid)} does not exist",
+                              hint="List prompts in dbms_cloud_ai.user_cloud_ai_conversation_prompts.")
+
+
+def add_tag(plpy, conversation_id, tag_key, tag_value):
+    cid = parse_id(conversation_id)
+    if tag_key is None or not str(tag_key).strip():
+        raise NullValue("tag_key must not be empty", hint="Pass a tag name as tag_key.")
+    row = db.one(plpy, f"""
+        update dbms_cloud_ai._conversation c
+           set tags = c.tags || pg_catalog.jsonb_build_object($2::text, $3::text), modified = pg_catalog.now()
+         where c.conversation_id = $1::uuid and c.owner = current_user and {_LIVE}
+        returning 1 as x""", ("text", "text", "text"), (cid, tag_key, tag_value))
+    if row is None:
+        raise _missing(cid)
+
+
+def remove_tag(plpy, conversation_id, tag_key, force):
+    cid = parse_id(conversation_id)
+    row = db.one(plpy, f"""
+        select c.tags ? $2 as has from dbms_cloud_ai._conversation c
+         where c.conversation_id = $1::uuid and c.owner = current_user and {_LIVE}""",
+                 ("text", "text"), (cid, tag_key))
+    if row is None:
+        if force:
+            return
+        raise _missing(cid)
+    if not row["has"]:
+        if force:
+            return
+        raise UndefinedObject(f"conversation id={show_id(cid)} has no tag {tag_key!r}",
+                              hint="See the tags column of dbms_cloud_ai.user_cloud_ai_conversations.")
+    db.query(plpy, """update dbms_cloud_ai._conversation set tags = tags - $2, modified = pg_catalog.now()
+                       where conversation_id = $1::uuid and owner = current_user""",
+             ("text", "text"), (cid, tag_key))
+
+
+# --- the session's current conversation ------------------------------------------------
+
+def _session_id(plpy):
+    row = db.one(plpy, "select pg_catalog.current_setting($1, true) as v", ("text",), (SESSION_GUC,))
+    return (row["v"] or "").lower() or None
+
+
+def _set_session(plpy, cid):
+    db.query(plpy, "select pg_catalog.set_config($1, $2, false)", ("text", "text"), (SESSION_GUC, show_id(cid)))
+
+
+def set_session(plpy, conversation_id):
+    cid = parse_id(conversation_id)
+    if not _exists(plpy, cid):
+        raise _missing(cid)
+    _set_session(plpy, cid)
+
+
+def get_session(plpy):
+    cid = _session_id(plpy)
+    if cid is None or not _ID.match(cid) or not _exists(plpy, cid):
+        return None
+    return show_id(cid)
+
+
+def clear_session(plpy):
+    db.query(plpy, "select pg_catalog.set_config($1, '', false)", ("text",), (SESSION_GUC,))
+
+
+# --- history for a generate() call ----------------------------------------------------------
+
+@dataclass
+class Thread:
+    """The history a call continues, and where its turn is written afterwards."""
+
+    kind: str                      # "named" or "session"
+    conversation_id: str | None
+    history: list[dict] = field(default_factory=list)   # user/assistant messages, oldest first
+    title_pending: bool = False
+
+
+def for_call(plpy, params: dict, attrs: dict, action: str, profile_name: str) -> Thread | None:
+    if action not in HISTORY_ACTIONS:
+        return None
+    explicit = params.get("conversation_id")
+    if explicit is not None:
+        cid = parse_id(explicit)
+    else:
+        cid = _session_id(plpy)
+        if cid is not None and not _ID.match(cid):
+            raise InvalidId("invalid value for conversation id",
+                            detail="The setting dbms_cloud_ai.conversation_id holds a malformed id.",
+                            hint="Call dbms_cloud_ai.clear_conversation_id() or set_conversation_id().")
+    if cid is not None:
+        conv = db.one(plpy, f"""
+            select c.conversation_length, c.title_pending from dbms_cloud_ai._conversation c
+             where c.conversation_id = $1::uuid and c.owner = current_user and {_LIVE}""",
+                      ("text",), (cid,))
+        if conv is None:
+            raise UndefinedObject(
+                f"conversation id={show_id(cid)} does not exist",
+                hint=_HINT_CREATE if explicit is not None else
+                "Call dbms_cloud_ai.clear_conversation_id() or set_conversation_id() with a live id.")
+        rows = db.query(plpy, """
+            select prompt, prompt_response from (
+                select prompt, prompt_response, seq from dbms_cloud_ai._conversation_prompt
+                 where conversation_id = $1::uuid and owner = current_user
+                 order by seq desc limit $2) t
+             order by seq""", ("text", "int4"), (cid, conv["conversation_length"] or DEFAULT_LENGTH))
+        return Thread("named", cid, _messages(rows), conv["title_pending"])
+    if attrs.get("conversation"):
+        if not _session_table_exists(plpy):
+            return Thread("session", None)
+        rows = db.query(plpy, """
+            select prompt, prompt_response from (
+                select prompt, prompt_response, seq from pg_temp.dca_session_prompt
+                 where owner = current_user and profile_name = $1
+                 order by seq desc limit $2) t
+             order by seq""", ("text", "int4"), (profile_name, SESSION_MAX))
+        return Thread("session", None, _messages(rows))
+    return None
+
+
+def _messages(rows):
+    out = []
+    for r in rows:
+        out.append({"role": "user", "content": r["prompt"]})
+        out.append({"role": "assistant", "content": r["prompt_response"]})
+    return out
+
+
+def record(plpy, thread: Thread, profile_name, action, prompt, response):
+    """Write one turn (prompt and response together) after the model answered."""
+    if thread.kind == "session":
+        _session_record(plpy, profile_name, action, prompt, response)
+        return True
+    try:
+        with plpy.subtransaction():
+            row = db.one(plpy, f"""
+                insert into dbms_cloud_ai._conversation_prompt
+                       (conversation_prompt_id, conversation_id, profile_name, prompt_action, prompt,
+                        prompt_response, client_identifier, client_ip, sid, serial_no)
+                select $1::uuid, c.conversation_id, $3, $4, $5, $6,
+                       nullif(pg_catalog.current_setting('application_name'), ''),
+                       pg_catalog.host(pg_catalog.inet_client_addr()), pg_catalog.pg_backend_pid(),
+                       (select (extract(epoch from a.backend_start) * 1000000)::bigint
+                          from pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) a)
+                  from dbms_cloud_ai._conversation c
+                 where c.conversation_id = $2::uuid and c.owner = current_user and {_LIVE}
+                returning 1 as x""", ("text", "text", "text", "text", "text", "text"),
+                         (str(uuid.uuid4()), thread.conversation_id, profile_name, action.upper(),
+                          prompt, response))
+    except plpy.spiexceptions.ForeignKeyViolation:
+        row = None
+    if row is None:  # dropped (or expired) while the model was answering
+        plpy.warning(f"conversation id={show_id(thread.conversation_id)} no longer exists; "
+                     "this answer was not recorded")
+        return False
+    return True
+
+
+def set_title(plpy, thread: Thread, title: str | None, description: str | None):
+    db.query(plpy, """
+        update dbms_cloud_ai._conversation
+           set title = coalesce(title, $2), description = coalesce(description, $3),
+               title_pending = false, modified = pg_catalog.now()
+         where conversation_id = $1::uuid and owner = current_user and title_pending""",
+             ("text", "text", "text"),
+             (thread.conversation_id, title[:MAX_TITLE] if title else None, description))
+
+
+# --- the session's short-term conversation ----------------------------------------------------
+
+def _session_table_exists(plpy) -> bool:
+    return db.one(plpy, "select pg_catalog.to_regclass('pg_temp.dca_session_prompt') is not null as x")["x"]
+
+
+def _session_record(plpy, profile_name, action, prompt, response):
+    if not _session_table_exists(plpy):
+        # A temporary table: it disappears with the session, as Oracle's does.
+        plpy.execute("""
+            create temporary table dca_session_prompt
+            ( seq             bigint generated always as identity primary key
+            , owner           name not null default current_user
+            , profile_name    text not null
+            , prompt_action   text not null
+            , prompt          text not null
+            , prompt_response text not null
+            , created         timestamptz not null default pg_catalog.clock_timestamp())""")
+        plpy.execute("grant select, insert, delete on pg_temp.dca_session_prompt to public")
+    db.query(plpy, """insert into pg_temp.dca_session_prompt
+                          (profile_name, prompt_action, prompt, prompt_response)
+                      values ($1, $2, $3, $4)""", ("text", "text", "text", "text"),
+             (profile_name, action.upper(), prompt, response))
+    db.query(plpy, """
+        delete from pg_temp.dca_session_prompt
+         where owner = current_user and profile_name = $1 and seq not in (
+               select seq from pg_temp.dca_session_prompt
+                where owner = current_user and profile_name = $1 order by seq desc limit $2)""",
+             ("text", "int4"), (profile_name, SESSION_MAX))
+
+
+def session_prompts(plpy):
+    if not _session_table_exists(plpy):
+        return []
+    return [(r["seq"], r["profile_name"], r["prompt_action"], r["prompt"], r["prompt_response"],
+             r["created"])
+            for r in db.query(plpy, """select seq, profile_name, prompt_action, prompt, prompt_response,
+                                              created
+                                         from pg_temp.dca_session_prompt
+                                        where owner = current_user order by seq""")]
+
+
+# --- retention ---------------------------------------------------------------------------------
+
+def purge_expired(plpy, batch_size, max_batches):
+    """Delete expired conversations in batches of prompts; return rows deleted.
+
+    Each batch is its own short statement, so no lock is held for long; run
+    by an administrator (or pg_cron) whose role may delete expired rows."""
+    if batch_size is None or batch_size < 1:
+        raise InvalidParameter("batch_size must be at least 1", hint="Pass batch_size => 10000.")
+    deleted, batches = 0, 0
+    while max_batches is None or batches < max_batches:
+        batches += 1
+        n = db.one(plpy, """
+            with doomed as (
+                select p.conversation_prompt_id from dbms_cloud_ai._conversation_prompt p
+                  join dbms_cloud_ai._conversation c using (conversation_id)
+                 where c.expires_at <= pg_catalog.now()
+                 limit $1)
+            , gone as (delete from dbms_cloud_ai._conversation_prompt p using doomed d
+                        where p.conversation_prompt_id = d.conversation_prompt_id returning 1)
+            select count(*) as n from gone""", ("int4",), (batch_size,))["n"]
+        deleted += n
+        if n < batch_size:
+            break
+    n = db.one(plpy, """
+        with gone as (delete from dbms_cloud_ai._conversation c where c.expires_at <= pg_catalog.now()
+                      and not exists (select from dbms_cloud_ai._conversation_prompt p
+                                       where p.conversation_id = c.conversation_id)
+                      returning 1)
+        select count(*) as n from gone""")["n"]
+    return deleted + n
+
+
+def title_request(prompt: str, response: str) -> list[dict]:
+    """The messages asking the model to name a conversation after its first turn."""
+    return [
+        {"role": "system", "content":
+            "You name conversations. Reply with a JSON object and nothing else: "
+            '{"title": "<at most 8 words>", "description": "<one sentence>"}.'},
+        {"role": "user", "content": f"First question:\n{prompt}\n\nFirst answer:\n{response[:2000]}"},
+    ]
+
+
+def parse_title(text: str) -> tuple[str, str | None]:
+    try:
+        start, end = text.index("{"), text.rindex("}") + 1
+        data = json.loads(text[start:end])
+        title = str(data.get("title") or "").strip()
+        desc = data.get("description")
+        if title:
+            return title[:MAX_TITLE], (str(desc).strip() or None) if desc else None
+    except (ValueError, AttributeError):
+        pass
+    first = text.strip().splitlines()[0].strip(" \"'#*") if text.strip() else "Conversation"
+    return first[:MAX_TITLE] or "Conversation", None
+
+
+# --- scheduling the purge with pg_cron ------------------------------------------------------
+
+PURGE_JOB = "dbms_cloud_ai_purge_conversations"
+
+
+def _require_pg_cron(plpy):
+    if db.one(plpy, "select 1 as x from pg_catalog.pg_extension where extname = 'pg_cron'") is None:
+        raise NotInPrerequisiteState(
+            "pg_cron is not installed in this database",
+            detail="pg_cron runs jobs only in the database named by cron.database_name.",
+            hint="CREATE EXTENSION pg_cron there, or call "
+                 "dbms_cloud_ai.purge_expired_conversations() from another scheduler (see the README).")
+
+
+def schedule_purge(plpy, schedule, batch_size):
+    """Schedule the purge with pg_cron as the calling administrator; returns the job id."""
+    from .acl import require_admin
+    require_admin(plpy, "dbms_cloud_ai.schedule_conversation_purge")
+    _require_pg_cron(plpy)
+    if schedule is None or not schedule.strip():
+        raise InvalidParameter("schedule must not be empty",
+                               hint="Pass a cron schedule such as '*/10 * * * *' or '30 seconds'.")
+    if batch_size is None or not 1 <= batch_size <= 1_000_000:
+        raise InvalidParameter("batch_size must be between 1 and 1000000",
+                               hint="Pass batch_size => 10000.")
+    command = f"select dbms_cloud_ai.purge_expired_conversations({int(batch_size)})"
+    return db.one(plpy, "select cron.schedule($1, $2, $3) as job",
+                  ("text", "text", "text"), (PURGE_JOB, schedule, command))["job"]
+
+
+def unschedule_purge(plpy):
+    from .acl import require_admin
+    require_admin(plpy, "dbms_cloud_ai.unschedule_conversation_purge")
+    _require_pg_cron(plpy)
+    if db.one(plpy, "select 1 as x from cron.job where jobname = $1", ("text",), (PURGE_JOB,)) is None:
+        return False
+    db.query(plpy, "select cron.unschedule($1)", ("text",), (PURGE_JOB,))
+    return True

@@ -1,0 +1,163 @@
+-- Conversations (Oracle DBMS_CLOUD_AI.CREATE_CONVERSATION and friends).
+
+create function dbms_cloud_ai.create_conversation(attributes text default null)
+returns text language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.create_conversation(plpy, attributes)
+$python$;
+comment on function dbms_cloud_ai.create_conversation(text) is
+'Create a conversation (title, description, retention_days, conversation_length); returns its id';
+
+create function dbms_cloud_ai.create_conversation(attributes jsonb)
+returns text language sql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+begin atomic
+    select dbms_cloud_ai.create_conversation(attributes::text);
+end;
+comment on function dbms_cloud_ai.create_conversation(jsonb) is 'create_conversation() with jsonb attributes';
+
+-- Oracle's procedure form also makes the new conversation the session's current
+-- one.  PostgreSQL cannot have a procedure with the function's signature, so
+-- the procedure has the id as an INOUT argument: CALL ...(attributes => '{}', conversation_id => NULL).
+create procedure dbms_cloud_ai.create_conversation(attributes text, inout conversation_id text)
+language plpgsql security invoker
+set search_path to pg_catalog, pg_temp
+as $procedure$
+begin
+    conversation_id := dbms_cloud_ai.create_conversation(attributes);
+    perform dbms_cloud_ai.set_conversation_id(conversation_id);
+end
+$procedure$;
+comment on procedure dbms_cloud_ai.create_conversation(text, text) is
+'Create a conversation and make it the session''s current one; returns its id';
+
+create function dbms_cloud_ai.update_conversation(conversation_id text, attributes text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.update_conversation(plpy, conversation_id, attributes)
+$python$;
+comment on function dbms_cloud_ai.update_conversation(text, text) is
+'Change some attributes of a conversation; the others keep their values';
+
+create function dbms_cloud_ai.update_conversation(conversation_id text, attributes jsonb)
+returns void language sql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+begin atomic
+    select dbms_cloud_ai.update_conversation(conversation_id, attributes::text);
+end;
+comment on function dbms_cloud_ai.update_conversation(text, jsonb) is 'update_conversation() with jsonb attributes';
+
+create function dbms_cloud_ai.drop_conversation(conversation_id text, force boolean default false)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.drop_conversation(plpy, conversation_id, force)
+$python$;
+comment on function dbms_cloud_ai.drop_conversation(text, boolean) is
+'Drop a conversation and its prompts; force => true ignores a missing one';
+
+create function dbms_cloud_ai.delete_conversation_prompt(conversation_prompt_id text, force boolean default false)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.delete_conversation_prompt(plpy, conversation_prompt_id, force)
+$python$;
+comment on function dbms_cloud_ai.delete_conversation_prompt(text, boolean) is
+'Delete one prompt (and its response) from a conversation; force => true ignores a missing one';
+
+create function dbms_cloud_ai.set_conversation_id(conversation_id text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.set_conversation_id(plpy, conversation_id)
+$python$;
+comment on function dbms_cloud_ai.set_conversation_id(text) is
+'Make a conversation the session''s current one: generate() then continues it';
+
+create function dbms_cloud_ai.get_conversation_id()
+returns text language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.get_conversation_id(plpy)
+$python$;
+comment on function dbms_cloud_ai.get_conversation_id() is 'The session''s current conversation id, or NULL';
+
+create function dbms_cloud_ai.clear_conversation_id()
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.clear_conversation_id(plpy)
+$python$;
+comment on function dbms_cloud_ai.clear_conversation_id() is 'Stop continuing a conversation in this session';
+
+create function dbms_cloud_ai.add_conversation_tag(conversation_id text, tag_key text, tag_value text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.add_conversation_tag(plpy, conversation_id, tag_key, tag_value)
+$python$;
+comment on function dbms_cloud_ai.add_conversation_tag(text, text, text) is
+'Set a tag (key and value) on a conversation';
+
+create function dbms_cloud_ai.remove_conversation_tag(conversation_id text, tag_key text, force boolean default false)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.remove_conversation_tag(plpy, conversation_id, tag_key, force)
+$python$;
+comment on function dbms_cloud_ai.remove_conversation_tag(text, text, boolean) is
+'Remove a tag from a conversation; force => true ignores a missing tag or conversation';
+
+create function dbms_cloud_ai.purge_expired_conversations(batch_size integer default 10000,
+                                                          max_batches integer default null)
+returns bigint language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.purge_expired_conversations(plpy, batch_size, max_batches)
+$python$;
+comment on function dbms_cloud_ai.purge_expired_conversations(integer, integer) is
+'Delete conversations past their retention, batch_size prompts per statement; returns rows deleted. '
+'Run by dbms_cloud_ai_admin (all roles) or by any role (its own)';
+
+create function dbms_cloud_ai._session_conversation_prompts()
+returns table (prompt_number bigint, profile_name text, prompt_action text, prompt text,
+               prompt_response text, created timestamptz)
+language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.session_conversation_prompts(plpy)
+$python$;
+
+create function dbms_cloud_ai.schedule_conversation_purge(schedule text default '*/10 * * * *',
+                                                          batch_size integer default 10000)
+returns bigint language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.schedule_conversation_purge(plpy, schedule, batch_size)
+$python$;
+comment on function dbms_cloud_ai.schedule_conversation_purge(text, integer) is
+'Run purge_expired_conversations() on a pg_cron schedule, as the calling administrator; returns the job id';
+
+create function dbms_cloud_ai.unschedule_conversation_purge()
+returns boolean language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.unschedule_conversation_purge(plpy)
+$python$;
+comment on function dbms_cloud_ai.unschedule_conversation_purge() is
+'Remove the pg_cron job made by schedule_conversation_purge(); false if there was none';
