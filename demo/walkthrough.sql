@@ -104,7 +104,28 @@ SELECT dbms_cloud_ai.generate('Write a one-line slogan for our outdoor sports sh
                               'DEMO_PROFILE', 'chat') AS answer;
 
 \echo
-\echo '==> 9. Mistakes give an error with a DETAIL and a HINT (these two errors are expected)'
+\echo '==> 9. A named conversation (CREATE_CONVERSATION): each turn sends the earlier ones as context'
+SELECT dbms_cloud_ai.create_conversation('{"title": "Trail shoes", "retention_days": 30}') AS conversation_id \gset
+\echo 'returned conversation_id =' :conversation_id
+SELECT dbms_cloud_ai.set_conversation_id(:'conversation_id');
+SELECT dbms_cloud_ai.generate('Which of our products is best for wet trails?', 'DEMO_PROFILE', 'chat') AS answer;
+SELECT dbms_cloud_ai.generate('And what does it cost?', 'DEMO_PROFILE', 'chat') AS answer;
+SELECT conversation_title, retention_days FROM dbms_cloud_ai.user_cloud_ai_conversations;
+SELECT prompt_action, prompt, prompt_response
+  FROM dbms_cloud_ai.user_cloud_ai_conversation_prompts ORDER BY created;
+-- Come back to it later, from any session, with set_conversation_id or params:
+SELECT dbms_cloud_ai.clear_conversation_id();
+
+\echo
+\echo '==> 10. A session conversation: with "conversation": true the session keeps its last 10 prompts'
+SELECT dbms_cloud_ai.set_attribute('DEMO_PROFILE', 'conversation', 'true');
+SELECT dbms_cloud_ai.generate('My name is Sam and I run trails on weekends.', 'DEMO_PROFILE', 'chat') AS answer;
+SELECT dbms_cloud_ai.generate('What did I say I do on weekends?', 'DEMO_PROFILE', 'chat') AS answer;
+SELECT prompt_number, prompt_action, prompt FROM dbms_cloud_ai.session_cloud_ai_conversation_prompts;
+SELECT dbms_cloud_ai.set_attribute('DEMO_PROFILE', 'conversation', 'false');
+
+\echo
+\echo '==> 11. Mistakes give an error with a DETAIL and a HINT (these two errors are expected)'
 SELECT dbms_cloud_ai.generate('What is 4 + 4 ?', 'DEMO_PROFILE', action => 'dance');
 \echo '-- Oracle''s default action is runsql (natural language to SQL), which this version does not have yet:'
 SELECT dbms_cloud_ai.generate('How many customers live in Germany?', 'DEMO_PROFILE');

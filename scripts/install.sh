@@ -2,7 +2,8 @@
 # Install what dbms_cloud_ai needs and the extension itself.  Idempotent: each
 # step checks first and does nothing when its result is already in place.
 #
-#   scripts/install.sh deps       PostgreSQL server, PL/Python, pip (apt, as root)
+#   scripts/install.sh deps       PostgreSQL server, PL/Python, pip, and pg_cron where
+#                                 the distribution has it (apt, as root)
 #   scripts/install.sh python     the Python package and its pinned dependencies
 #   scripts/install.sh key        the master key for credential encryption
 #   scripts/install.sh extension  control file and install script into PostgreSQL
@@ -22,11 +23,14 @@ say() { echo "install: $*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 APT_UPDATED=
-apt_install() {
+apt_update() {
     if [ -z "$APT_UPDATED" ]; then
         as_root apt-get update -qq
         APT_UPDATED=1
     fi
+}
+apt_install() {
+    apt_update
     say "apt-get install $*"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
@@ -47,7 +51,31 @@ deps() {
     [ -x "$py" ] || apt_install "$(basename "$py")"
     "$py" -m pip --version >/dev/null 2>&1 || apt_install python3-pip
     say "PostgreSQL $major with PL/Python on $("$py" -V 2>&1)"
+    pg_cron_dep "$major"
 }
+
+# pg_cron schedules the conversation purge (dbms_cloud_ai.schedule_conversation_purge).
+# Optional: installed from the distribution when it has postgresql-NN-cron; without
+# it the purge is run by another scheduler (README, "Retention").
+pg_cron_dep() {
+    local major="$1" pkg="postgresql-$1-cron"
+    local so; so="$("/usr/lib/postgresql/$major/bin/pg_config" --pkglibdir)/pg_cron.so"
+    if have_pkg "$pkg" || [ -f "$so" ]; then
+        say "pg_cron: present ($so)"
+        return
+    fi
+    # The package lists may be stale or empty: look once as they are, then refresh.
+    if ! apt_has "$pkg"; then
+        apt_update
+        if ! apt_has "$pkg"; then
+            say "pg_cron: no package $pkg here; schedule purge_expired_conversations() another way (README, Retention)"
+            return
+        fi
+    fi
+    apt_install "$pkg"
+    say "pg_cron: installed $pkg; to use it, add pg_cron to shared_preload_libraries and restart (README, Retention)"
+}
+apt_has() { apt-cache show "$1" >/dev/null 2>&1; }
 
 # The interpreter plpython3u embeds: the libpython3.X the shared library links.
 plpython_interpreter() {

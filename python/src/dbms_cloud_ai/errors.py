@@ -98,10 +98,12 @@ SQLSTATES = {
     "22023": ("invalid_parameter_value",
               "bad argument or attribute: unknown attribute, wrong type, out of range, "
               "unknown action, empty prompt, invalid name"),
-    "22P02": ("invalid_text_representation", "attributes or params are not valid JSON"),
+    "22P02": ("invalid_text_representation",
+              "attributes or params are not valid JSON; a malformed conversation or prompt id"),
     "22004": ("null_value_not_allowed", "a required argument is NULL"),
     "42704": ("undefined_object",
-              "profile or credential does not exist for the calling role"),
+              "profile, credential, conversation or prompt does not exist for the calling "
+              "role (or the conversation expired)"),
     "42710": ("duplicate_object", "profile or credential already exists"),
     "55000": ("object_not_in_prerequisite_state",
               "profile or credential disabled, already in the desired status, no "
