@@ -7,6 +7,9 @@
 #   scripts/pg-cluster.sh stop DIR          stop fast
 #
 # Connect with: psql -h DIR/sock -p PORT -U postgres
+#
+# Where pg_cron is installed for this major, it is preloaded, with its jobs in
+# database dca_cron (made empty at start); otherwise the config has no pg_cron.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -40,12 +43,36 @@ full_page_writes = off
 max_connections = 120
 logging_collector = off
 log_min_messages = warning
+include_if_exists = 'dca_cron.conf'
 EOF
+    fi
+    # pg_cron, when installed for this major (scripts/install.sh deps), is preloaded
+    # and runs its jobs in database dca_cron (tests/test_retention_cron.py makes it),
+    # connecting through the socket since the cluster listens on no TCP address.
+    # Rewritten at every start, so it follows pg_cron being installed or removed;
+    # a cluster made before the include line gets it once.
+    grep -q "^include_if_exists = 'dca_cron.conf'" "$dir/data/postgresql.conf" ||
+        echo "include_if_exists = 'dca_cron.conf'" | run tee -a "$dir/data/postgresql.conf" >/dev/null
+    if [ -f "$("$BIN/pg_config" --pkglibdir)/pg_cron.so" ]; then
+        run tee "$dir/data/dca_cron.conf" >/dev/null <<EOF
+shared_preload_libraries = 'pg_stat_statements,pg_cron'
+cron.database_name = 'dca_cron'
+cron.host = '$dir/sock'
+EOF
+    else
+        run rm -f "$dir/data/dca_cron.conf"
     fi
     # PG_SERVER_ENV: extra NAME=VALUE words for the server's environment
     # (make test sets proxy variables that the extension must ignore).
     # shellcheck disable=SC2086
     run env ${PG_SERVER_ENV:-} "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log/server.log" -w -t 60 start >/dev/null
+    # pg_cron's launcher retries every second, logging an error each time, until
+    # its database exists: make it (empty; the tests install the extensions).
+    if [ -f "$dir/data/dca_cron.conf" ]; then
+        [ -n "$(run "$BIN/psql" -h "$dir/sock" -p "$port" -U postgres -d postgres -Atqc \
+                "select 1 from pg_database where datname = 'dca_cron'")" ] ||
+            run "$BIN/createdb" -h "$dir/sock" -p "$port" -U postgres dca_cron
+    fi
     echo "cluster: PostgreSQL $MAJOR running on port $port, socket $dir/sock"
     ;;
 stop)

@@ -148,3 +148,12 @@ def test_http_hang_is_bounded(server):
         post(server, deadline_s=0.8)
     assert time.monotonic() - start < 1.3
     server.reset()
+
+
+def test_readme_error_table_matches_the_code():
+    import pathlib
+    import re
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rows = {m.group(1): (m.group(2), m.group(3).replace("`", "").strip()) for m in
+            re.finditer(r"^\| `([0-9A-Z]{5})` \| (\w+) \| (.+) \|$", readme, re.M)}
+    assert rows == {state: (cond, when) for state, (cond, when) in SQLSTATES.items()}
