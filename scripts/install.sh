@@ -99,15 +99,21 @@ python_lib() {
             --root-user-action=ignore --target "$dir" -r "$ROOT/python/requirements-lock.txt"
         echo "$want" | as_root tee "$stamp" >/dev/null
     fi
-    # Our own package is copied fresh every time (cheap, and never stale), into
-    # a new directory renamed into place, so a backend starting meanwhile sees
-    # either the old package or the new one, never half of it.
-    as_root rm -rf "$dir/.dbms_cloud_ai.new" "$dir/.dbms_cloud_ai.old"
-    as_root cp -r "$ROOT/python/src/dbms_cloud_ai" "$dir/.dbms_cloud_ai.new"
-    as_root find "$dir/.dbms_cloud_ai.new" -name __pycache__ -prune -exec rm -rf {} +
-    [ -d "$dir/dbms_cloud_ai" ] && as_root mv "$dir/dbms_cloud_ai" "$dir/.dbms_cloud_ai.old"
-    as_root mv "$dir/.dbms_cloud_ai.new" "$dir/dbms_cloud_ai"
-    as_root rm -rf "$dir/.dbms_cloud_ai.old"
+    # Our own package is copied fresh every time (cheap, and never stale) into a
+    # new directory; the name dbms_cloud_ai is a symlink switched with one
+    # rename(2), so a backend starting meanwhile imports the old package or the
+    # new one, never a missing or half-copied one.
+    local stamp_dir; stamp_dir=".dbms_cloud_ai.$(date +%s%N)"
+    as_root cp -r "$ROOT/python/src/dbms_cloud_ai" "$dir/$stamp_dir"
+    as_root find "$dir/$stamp_dir" -name __pycache__ -prune -exec rm -rf {} +
+    if [ -d "$dir/dbms_cloud_ai" ] && [ ! -L "$dir/dbms_cloud_ai" ]; then
+        as_root rm -rf "$dir/dbms_cloud_ai"   # a layout from before the symlink
+    fi
+    as_root ln -sfn "$stamp_dir" "$dir/.dbms_cloud_ai.link"
+    as_root mv -T "$dir/.dbms_cloud_ai.link" "$dir/dbms_cloud_ai"
+    for old in "$dir"/.dbms_cloud_ai.[0-9]*; do
+        [ "$old" = "$dir/$stamp_dir" ] || as_root rm -rf "$old"
+    done
     as_root chmod -R a+rX "$PY_LIBDIR"
     say "Python package $VERSION in $dir"
 }
