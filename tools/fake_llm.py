@@ -151,7 +151,8 @@ class FakeLLM:
         self._script: collections.deque = collections.deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self.responder = responder or (lambda wire, body: Answer("fake answer"))
+        self._default_responder = responder or (lambda wire, body: Answer("fake answer"))
+        self.responder = self._default_responder
         self._server = None
 
     # -- control ---------------------------------------------------------------
@@ -194,9 +195,11 @@ class FakeLLM:
             self._script.extend(steps)
 
     def reset(self):
+        """Forget scripted steps and recorded requests; answer as when started."""
         with self._lock:
             self._script.clear()
             self.requests.clear()
+            self.responder = self._default_responder
         self._stop.clear()
 
     # -- serving ---------------------------------------------------------------

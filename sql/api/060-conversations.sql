@@ -119,17 +119,48 @@ $python$;
 comment on function dbms_cloud_ai.remove_conversation_tag(text, text, boolean) is
 'Remove a tag from a conversation; force => true ignores a missing tag or conversation';
 
-create function dbms_cloud_ai.purge_expired_conversations(batch_size integer default 10000,
-                                                          max_batches integer default null)
+-- Retention purge: a procedure, so that it commits after every batch and never
+-- holds locks for long.  Call it at top level (CALL, pg_cron, psql -c), not
+-- inside an explicit transaction block.
+create function dbms_cloud_ai._purge_conversations_batch(batch_size integer)
 returns bigint language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
 as $python$
     #BOOTSTRAP
-    return GD["dbms_cloud_ai"].sqlapi.purge_expired_conversations(plpy, batch_size, max_batches)
+    return GD["dbms_cloud_ai"].sqlapi.purge_conversations_batch(plpy, batch_size)
 $python$;
-comment on function dbms_cloud_ai.purge_expired_conversations(integer, integer) is
-'Delete conversations past their retention, batch_size prompts per statement; returns rows deleted. '
-'Run by dbms_cloud_ai_admin (all roles) or by any role (its own)';
+
+create procedure dbms_cloud_ai.purge_expired_conversations(batch_size integer default 10000,
+                                                           max_batches integer default null,
+                                                           inout deleted bigint default null)
+language plpgsql security invoker
+-- No SET search_path clause: PostgreSQL forbids COMMIT in a procedure that has
+-- one.  Each transaction pins it with set_config(..., true) instead, and every
+-- name and operator below is schema-qualified.
+as $procedure$
+declare
+    _batches integer := 0;
+    _n bigint;
+begin
+    if batch_size is null or batch_size operator(pg_catalog.<) 1 then
+        raise exception using errcode = 'invalid_parameter_value',
+            message = 'batch_size must be at least 1', hint = 'Pass batch_size => 10000.';
+    end if;
+    deleted := 0;
+    loop
+        exit when max_batches is not null and _batches operator(pg_catalog.>=) max_batches;
+        perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        _n := dbms_cloud_ai._purge_conversations_batch(batch_size);
+        _batches := _batches operator(pg_catalog.+) 1;
+        deleted := deleted operator(pg_catalog.+) _n;
+        commit;
+        exit when _n operator(pg_catalog.<) batch_size;
+    end loop;
+end
+$procedure$;
+comment on procedure dbms_cloud_ai.purge_expired_conversations(integer, integer, bigint) is
+'Delete conversations past their retention, batch_size prompts per transaction; returns rows deleted. '
+'By dbms_cloud_ai_admin: every role''s; by any other role: its own';
 
 create function dbms_cloud_ai._session_conversation_prompts()
 returns table (prompt_number bigint, profile_name text, prompt_action text, prompt text,

@@ -45,9 +45,14 @@ alter table dbms_cloud_ai._conversation_prompt force row level security;
 create policy conversation_owner on dbms_cloud_ai._conversation
     using (owner operator(pg_catalog.=) current_user)
     with check (owner operator(pg_catalog.=) current_user);
+-- A prompt may only be written into one of the writer's own conversations: the
+-- foreign key alone would let another role probe (or write into) any id.
 create policy conversation_prompt_owner on dbms_cloud_ai._conversation_prompt
     using (owner operator(pg_catalog.=) current_user)
-    with check (owner operator(pg_catalog.=) current_user);
+    with check (owner operator(pg_catalog.=) current_user
+                and exists (select from dbms_cloud_ai._conversation c
+                             where c.conversation_id operator(pg_catalog.=) _conversation_prompt.conversation_id
+                               and c.owner operator(pg_catalog.=) current_user));
 -- Administrators read everything (DBA_ views) and purge what has expired, nothing more.
 create policy conversation_admin_read on dbms_cloud_ai._conversation for select
     to dbms_cloud_ai_admin using (true);

@@ -81,8 +81,8 @@ def _attrs(attributes_json, *, partial: bool) -> dict:
                 value = int(value)
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
-            if value is None and k == "conversation_length" and partial:
-                pass
+            if value is None and k == "conversation_length":
+                pass  # no length of its own: the profile's, else 10
             elif isinstance(value, bool) or not isinstance(value, int):
                 raise InvalidParameter(f"conversation attribute {k} must be an integer",
                                        hint=f"Pass {k} as a whole number from {lo} to {hi}.")
@@ -279,7 +279,9 @@ def for_call(plpy, params: dict, attrs: dict, action: str, profile_name: str) ->
                 select prompt, prompt_response, seq from dbms_cloud_ai._conversation_prompt
                  where conversation_id = $1::uuid and owner = current_user
                  order by seq desc limit $2) t
-             order by seq""", ("text", "int4"), (cid, conv["conversation_length"] or DEFAULT_LENGTH))
+             order by seq""", ("text", "int4"),
+                        (cid, conv["conversation_length"] or attrs.get("conversation_length")
+                         or DEFAULT_LENGTH))
         return Thread("named", cid, _messages(rows), conv["title_pending"])
     if attrs.get("conversation"):
         if not _session_table_exists(plpy):
@@ -332,6 +334,29 @@ def record(plpy, thread: Thread, profile_name, action, prompt, response):
     return True
 
 
+def claim_naming(plpy, cid) -> bool:
+    """True for the one turn that names an untitled conversation.
+
+    Every turn that started while the conversation was untitled read
+    title_pending = true; without a claim, each of them would ask the model
+    for a title.  The claim is a transaction-scoped advisory lock, tried and
+    never waited for, and title_pending is read again once it is held: the
+    claimant's commit is visible before its lock goes.  generate() claims and
+    names before record() writes the turn, so no row lock (the new prompt's
+    key-share lock on its conversation) is held while the model names it:
+    drop, update and other turns are not blocked."""
+    row = db.one(plpy, """
+        select pg_catalog.pg_try_advisory_xact_lock(
+                   pg_catalog.hashtext('dbms_cloud_ai.name_conversation'),
+                   pg_catalog.hashtext($1)) as locked""", ("text",), (cid,))
+    if not row["locked"]:
+        return False
+    row = db.one(plpy, f"""select c.title_pending from dbms_cloud_ai._conversation c
+                            where c.conversation_id = $1::uuid and c.owner = current_user
+                              and {_LIVE}""", ("text",), (cid,))
+    return bool(row and row["title_pending"])
+
+
 def set_title(plpy, thread: Thread, title: str | None, description: str | None):
     db.query(plpy, """
         update dbms_cloud_ai._conversation
@@ -360,7 +385,12 @@ def _session_record(plpy, profile_name, action, prompt, response):
             , prompt          text not null
             , prompt_response text not null
             , created         timestamptz not null default pg_catalog.clock_timestamp())""")
+        # Other roles of this same session (SET ROLE) may use it, each seeing only its own rows.
         plpy.execute("grant select, insert, delete on pg_temp.dca_session_prompt to public")
+        plpy.execute("alter table pg_temp.dca_session_prompt enable row level security")
+        plpy.execute("alter table pg_temp.dca_session_prompt force row level security")
+        plpy.execute("create policy own_rows on pg_temp.dca_session_prompt "
+                     "using (owner = current_user) with check (owner = current_user)")
     db.query(plpy, """insert into pg_temp.dca_session_prompt
                           (profile_name, prompt_action, prompt, prompt_response)
                       values ($1, $2, $3, $4)""", ("text", "text", "text", "text"),
@@ -386,35 +416,40 @@ def session_prompts(plpy):
 
 # --- retention ---------------------------------------------------------------------------------
 
-def purge_expired(plpy, batch_size, max_batches):
-    """Delete expired conversations in batches of prompts; return rows deleted.
+def purge_batch(plpy, batch_size) -> int:
+    """Delete up to ``batch_size`` prompts of expired conversations, and the
+    expired conversations left without prompts; return rows deleted.
 
-    Each batch is its own short statement, so no lock is held for long; run
-    by an administrator (or pg_cron) whose role may delete expired rows."""
+    The procedure purge_expired_conversations commits after each batch, so no
+    lock is held for long.  Prompts go by ctid from the (conversation_id, seq)
+    index, one conversation at a time: the same plan whether or not row-level
+    security applies (a superuser's purge would otherwise scan the table)."""
     if batch_size is None or batch_size < 1:
         raise InvalidParameter("batch_size must be at least 1", hint="Pass batch_size => 10000.")
-    deleted, batches = 0, 0
-    while max_batches is None or batches < max_batches:
-        batches += 1
-        n = db.one(plpy, """
-            with doomed as (
-                select p.conversation_prompt_id from dbms_cloud_ai._conversation_prompt p
-                  join dbms_cloud_ai._conversation c using (conversation_id)
-                 where c.expires_at <= pg_catalog.now()
-                 limit $1)
-            , gone as (delete from dbms_cloud_ai._conversation_prompt p using doomed d
-                        where p.conversation_prompt_id = d.conversation_prompt_id returning 1)
-            select count(*) as n from gone""", ("int4",), (batch_size,))["n"]
-        deleted += n
-        if n < batch_size:
+    deleted, room = 0, batch_size
+    while room > 0:
+        conv = db.one(plpy, """
+            select c.conversation_id::text as id from dbms_cloud_ai._conversation c
+             where c.expires_at <= pg_catalog.now() order by c.expires_at limit 1""")
+        if conv is None:
             break
-    n = db.one(plpy, """
-        with gone as (delete from dbms_cloud_ai._conversation c where c.expires_at <= pg_catalog.now()
-                      and not exists (select from dbms_cloud_ai._conversation_prompt p
-                                       where p.conversation_id = c.conversation_id)
-                      returning 1)
-        select count(*) as n from gone""")["n"]
-    return deleted + n
+        n = db.one(plpy, """
+            with doomed as (select ctid from dbms_cloud_ai._conversation_prompt
+                             where conversation_id = $1::uuid limit $2)
+            , gone as (delete from dbms_cloud_ai._conversation_prompt p
+                        where p.ctid = any (array(select ctid from doomed)) returning 1)
+            select count(*) as n from gone""", ("text", "int4"), (conv["id"], room))["n"]
+        deleted += n
+        room -= n
+        if room > 0:  # every prompt is gone: the conversation goes too
+            deleted += db.one(plpy, """
+                with gone as (delete from dbms_cloud_ai._conversation c
+                               where c.conversation_id = $1::uuid and c.expires_at <= pg_catalog.now()
+                                 and not exists (select from dbms_cloud_ai._conversation_prompt p
+                                                  where p.conversation_id = c.conversation_id)
+                              returning 1)
+                select count(*) as n from gone""", ("text",), (conv["id"],))["n"]
+    return deleted
 
 
 def title_request(prompt: str, response: str) -> list[dict]:
@@ -452,7 +487,8 @@ def _require_pg_cron(plpy):
             "pg_cron is not installed in this database",
             detail="pg_cron runs jobs only in the database named by cron.database_name.",
             hint="CREATE EXTENSION pg_cron there, or call "
-                 "dbms_cloud_ai.purge_expired_conversations() from another scheduler (see the README).")
+                 "CALL dbms_cloud_ai.purge_expired_conversations() from another scheduler "
+                 "(see the README).")
 
 
 def schedule_purge(plpy, schedule, batch_size):
@@ -462,11 +498,12 @@ def schedule_purge(plpy, schedule, batch_size):
     _require_pg_cron(plpy)
     if schedule is None or not schedule.strip():
         raise InvalidParameter("schedule must not be empty",
-                               hint="Pass a cron schedule such as '*/10 * * * *' or '30 seconds'.")
+                               hint="Pass a cron schedule such as '*/10 * * * *' "
+                                    "('30 seconds' needs pg_cron 1.5 or later).")
     if batch_size is None or not 1 <= batch_size <= 1_000_000:
         raise InvalidParameter("batch_size must be between 1 and 1000000",
                                hint="Pass batch_size => 10000.")
-    command = f"select dbms_cloud_ai.purge_expired_conversations({int(batch_size)})"
+    command = f"call dbms_cloud_ai.purge_expired_conversations({int(batch_size)})"
     return db.one(plpy, "select cron.schedule($1, $2, $3) as job",
                   ("text", "text", "text"), (PURGE_JOB, schedule, command))["job"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import attributes, conversations, llm, profiles
 from .errors import DcaError, FeatureNotSupported, InvalidParameter
@@ -79,20 +79,29 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json):
     call = Call(plpy, prompt, name, profile, attrs, params, ctx, thread)
     answer = handler(call)
     if thread is not None:
+        # The naming call is a model call too: make it before writing anything,
+        # so that no lock (the prompt row's key-share lock on its conversation)
+        # is held while waiting for the model.
+        named = None
+        if thread.title_pending and conversations.claim_naming(plpy, thread.conversation_id):
+            named = _name_conversation(call, answer)
         recorded = conversations.record(plpy, thread, profile.name, name, prompt, answer)
-        if recorded and thread.title_pending:
-            _name_conversation(call, answer)
+        if recorded and named is not None:
+            conversations.set_title(plpy, thread, *named)
     return answer
 
 
-def _name_conversation(call: Call, answer: str) -> None:
-    """Give an untitled conversation a title and description after its first turn.
+def _name_conversation(call: Call, answer: str) -> tuple[str | None, str | None]:
+    """A title and description for an untitled conversation after its first turn.
 
-    A failure here must not lose the answer: the conversation stays untitled."""
+    A failure here must not lose the answer: the conversation stays untitled
+    ((None, None)).  The call's settings are read again (settings=None): the
+    ones in call.ctx date from before the first model call, and reusing them
+    would give this call the whole statement_timeout again, so it could
+    overrun it and the statement, answer included, would be cancelled."""
     try:
         reply = llm.chat(call.plpy, call.attrs, conversations.title_request(call.prompt, answer),
-                         call.ctx).text
-        title, description = conversations.parse_title(reply)
+                         replace(call.ctx, settings=None)).text
+        return conversations.parse_title(reply)
     except DcaError:
-        title, description = None, None
-    conversations.set_title(call.plpy, call.thread, title, description)
+        return None, None

@@ -167,8 +167,8 @@ def session_conversation_prompts(plpy):
 
 
 @sql_entry
-def purge_expired_conversations(plpy, batch_size, max_batches):
-    return conversations.purge_expired(plpy, batch_size, max_batches)
+def purge_conversations_batch(plpy, batch_size):
+    return conversations.purge_batch(plpy, batch_size)
 
 
 @sql_entry
