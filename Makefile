@@ -71,7 +71,8 @@ demo:
 bench: install venv
 	scripts/pg-cluster.sh stop $(BENCH_DIR); rm -rf $(BENCH_DIR)
 	scripts/pg-cluster.sh start $(BENCH_DIR) $(BENCH_PORT)
-	DCA_PGHOST=$(BENCH_DIR)/sock DCA_PGPORT=$(BENCH_PORT) $(VENV)/bin/python bench/bench_generate.py; \
+	export DCA_PGHOST=$(BENCH_DIR)/sock DCA_PGPORT=$(BENCH_PORT); \
+	  $(VENV)/bin/python bench/bench_generate.py && $(VENV)/bin/python bench/bench_conversations.py; \
 	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DIR); exit $$status
 
 clean:
