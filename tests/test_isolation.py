@@ -98,3 +98,19 @@ def test_roles_without_the_grant_cannot_use_the_api(db):
     finally:
         db.admin.execute("drop owned by outsider")
         db.admin.execute("drop role outsider")
+
+
+def test_prompts_cannot_be_written_into_or_probe_another_roles_conversation(alice, bob, llm):
+    cid = alice.execute("""select dbms_cloud_ai.create_conversation('{"title": "mine"}')""").fetchone()[0]
+    insert = ("insert into dbms_cloud_ai._conversation_prompt (conversation_prompt_id, conversation_id, "
+              "prompt_action, prompt, prompt_response) values (gen_random_uuid(), %s::uuid, 'CHAT', 'x', 'y')")
+    # The same error whether the id exists (alice's) or not: nothing to learn, nothing written.
+    for target in (cid, "00000000-0000-4000-8000-000000000000"):
+        with raises("42501"):
+            bob.execute(insert, (target,))
+    assert alice.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_conversation_prompts").fetchone()[0] == 0
+    make_profile(bob, llm)
+    with raises("42704"):  # continuing it: the conversation, not the profile, is unknown to bob
+        bob.execute("select dbms_cloud_ai.generate('q', 'P', 'chat', params => %s)",
+                    ('{"conversation_id": "%s"}' % cid,))
+    assert llm.requests == []
