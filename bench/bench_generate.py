@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import pathlib
-import statistics
 import sys
 import time
 
@@ -35,7 +34,9 @@ from psycopg import sql
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from benchlib import check, connect, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_bench"
@@ -111,10 +112,6 @@ $python$
 """
 
 
-def connect(user: str, dbname: str) -> psycopg.Connection:
-    return psycopg.connect(host=os.environ["DCA_PGHOST"], port=os.environ["DCA_PGPORT"],
-                           user=user, dbname=dbname, autocommit=True)
-
 
 def setup(fake: FakeLLM) -> bool:
     """Fresh database, role, extension, ACE, baseline function; True if the role is ours."""
@@ -148,25 +145,7 @@ def teardown(created_role: bool) -> None:
             c.execute(f"drop role if exists {ROLE}")
 
 
-def check(ok: bool, why: str) -> None:
-    if not ok:
-        raise SystemExit(f"bench: {why}")
 
-
-def pct(sorted_xs: list[float], p: float) -> float:
-    """Percentile with linear interpolation between closest ranks."""
-    if len(sorted_xs) == 1:
-        return sorted_xs[0]
-    k = (len(sorted_xs) - 1) * p / 100
-    lo = int(k)
-    hi = min(lo + 1, len(sorted_xs) - 1)
-    return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (k - lo)
-
-
-def summary(xs: list[float]) -> dict:
-    s = sorted(xs)
-    return {"p50": pct(s, 50), "p95": pct(s, 95), "p99": pct(s, 99),
-            "mean": statistics.fmean(s)}
 
 
 def main() -> int:
