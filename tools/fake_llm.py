@@ -21,6 +21,7 @@ import argparse
 import collections
 import json
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -171,7 +172,14 @@ class FakeLLM:
 
             do_GET = do_POST
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request, client_address):
+                # A client that hangs up (a deadline that fired, a backend that
+                # ended) is routine here, not a server error worth a traceback.
+                if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+                    super().handle_error(request, client_address)
+
+        self._server = Server(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
