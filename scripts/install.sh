@@ -61,19 +61,19 @@ pg_cron_dep() {
     local major="$1" pkg="postgresql-$1-cron"
     local so; so="$("/usr/lib/postgresql/$major/bin/pg_config" --pkglibdir)/pg_cron.so"
     if have_pkg "$pkg" || [ -f "$so" ]; then
-        say "pg_cron: present ($so)"
+        say "pg_cron: present ($so); to purge expired conversations on a schedule: shared_preload_libraries += pg_cron, then SELECT dbms_cloud_ai.schedule_conversation_purge(); (README, Retention)"
         return
     fi
     # The package lists may be stale or empty: look once as they are, then refresh.
     if ! apt_has "$pkg"; then
         apt_update
         if ! apt_has "$pkg"; then
-            say "pg_cron: no package $pkg here; schedule purge_expired_conversations() another way (README, Retention)"
+            say "pg_cron: no package $pkg here; run CALL dbms_cloud_ai.purge_expired_conversations() from cron or a systemd timer (README, Retention)"
             return
         fi
     fi
     apt_install "$pkg"
-    say "pg_cron: installed $pkg; to use it, add pg_cron to shared_preload_libraries and restart (README, Retention)"
+    say "pg_cron: installed $pkg; to use it: shared_preload_libraries += pg_cron, restart, then SELECT dbms_cloud_ai.schedule_conversation_purge(); (README, Retention)"
 }
 apt_has() { apt-cache show "$1" >/dev/null 2>&1; }
 
