@@ -807,6 +807,25 @@ def test_purge_as_a_user_deletes_only_its_own_expired_rows(db, alice, bob, llm):
 
 # --- concurrency -------------------------------------------------------------------------------------
 
+def chat_in_background(caller, llm, prompt, cid, what):
+    """Start a chat turn in a thread; return once its second model request has arrived."""
+    result = {}
+
+    def run():
+        try:
+            result["answer"] = chat(caller, prompt, cid)
+        except Exception as e:  # noqa: BLE001 - reported by the caller's assertions
+            result["error"] = e
+
+    t = threading.Thread(target=run)
+    t.start()
+    deadline = time.monotonic() + 5
+    while len(llm.requests) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(llm.requests) == 2, what
+    return t, result
+
+
 def test_drop_during_a_model_call_leaves_no_orphans(db, llm):
     caller, dropper = db.connect("alice"), db.connect("alice")
     make_profile(caller, llm)
@@ -816,20 +835,7 @@ def test_drop_during_a_model_call_leaves_no_orphans(db, llm):
     notices = []
     caller.add_notice_handler(lambda d: notices.append((d.severity_nonlocalized or d.severity, d.message_primary)))
     llm.script(Answer("late answer", delay=1.0))
-    result = {}
-
-    def run():
-        try:
-            result["answer"] = chat(caller, "second", cid)
-        except Exception as e:  # noqa: BLE001 - reported below
-            result["error"] = e
-
-    t = threading.Thread(target=run)
-    t.start()
-    deadline = time.monotonic() + 5
-    while len(llm.requests) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert len(llm.requests) == 2, "the second model call never started"
+    t, result = chat_in_background(caller, llm, "second", cid, "the second model call never started")
     dropper.execute("select dbms_cloud_ai.drop_conversation(%s)", (cid,))
     t.join(10)
     assert not t.is_alive()
@@ -880,20 +886,7 @@ def test_naming_call_holds_no_lock(db, llm):
     make_profile(caller, llm)
     cid = create(caller)
     llm.script(Answer("answer"), Answer('{"title": "T", "description": "D"}', delay=1.0))
-    result = {}
-
-    def run():
-        try:
-            result["answer"] = chat(caller, "q", cid)
-        except Exception as e:  # noqa: BLE001 - reported below
-            result["error"] = e
-
-    t = threading.Thread(target=run)
-    t.start()
-    deadline = time.monotonic() + 5
-    while len(llm.requests) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert len(llm.requests) == 2, "the naming call never started"
+    t, result = chat_in_background(caller, llm, "q", cid, "the naming call never started")
     dropper.execute("set lock_timeout = '300ms'")
     dropper.execute("select dbms_cloud_ai.drop_conversation(%s)", (cid,))
     t.join(10)

@@ -252,14 +252,17 @@ class Thread:
     title_pending: bool = False
 
 
-def for_call(plpy, params: dict, attrs: dict, action: str, profile_name: str) -> Thread | None:
+def for_call(plpy, params: dict, attrs: dict, action: str, profile_name: str,
+             session_id: str | None) -> Thread | None:
+    """``session_id`` is the setting dbms_cloud_ai.conversation_id as the call's
+    first query read it (profiles.for_call), lower-cased."""
     if action not in HISTORY_ACTIONS:
         return None
     explicit = params.get("conversation_id")
     if explicit is not None:
         cid = parse_id(explicit)
     else:
-        cid = _session_id(plpy)
+        cid = session_id
         if cid is not None and not _ID.match(cid):
             raise InvalidId("invalid value for conversation id",
                             detail="The setting dbms_cloud_ai.conversation_id holds a malformed id.",

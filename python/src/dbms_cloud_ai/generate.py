@@ -75,7 +75,7 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json):
             f"action {name} is not available in this version of dbms_cloud_ai",
             detail="This version implements: " + ", ".join(HANDLERS) + ".",
             hint="Use action => 'chat'.")
-    thread = conversations.for_call(plpy, params, attrs, name, profile.name)
+    thread = conversations.for_call(plpy, params, attrs, name, profile.name, ctx.session_conversation)
     call = Call(plpy, prompt, name, profile, attrs, params, ctx, thread)
     answer = handler(call)
     if thread is not None:

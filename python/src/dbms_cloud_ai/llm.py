@@ -28,12 +28,15 @@ def _seconds(value, default_unit):
     return float(m.group(1)) * unit if unit else None
 
 
-_SETTINGS = """
-    select extract(epoch from pg_catalog.clock_timestamp() - pg_catalog.statement_timestamp())
+# The time-budget settings: read alone by _budget, or as part of the one query
+# a generate() call starts with (profiles.for_call).
+SETTINGS_COLUMNS = """
+           extract(epoch from pg_catalog.clock_timestamp() - pg_catalog.statement_timestamp())
                ::float8 as elapsed,
            pg_catalog.current_setting('statement_timeout') as st,
            pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
            pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma"""
+_SETTINGS = "select" + SETTINGS_COLUMNS
 
 
 def _budget(plpy, row: dict | None = None) -> tuple[float, int]:

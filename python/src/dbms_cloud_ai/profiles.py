@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import attributes, credentials, db, names
+from . import attributes, conversations, credentials, db, llm, names
 from .errors import (DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue,
                      UndefinedObject)
 
@@ -143,19 +143,16 @@ class CallContext:
     credential: dict | None   # the caller's row for the profile's own credential_name
     aces: list                # host ACEs visible to the caller: [host, lower_port, upper_port]
     settings: dict            # elapsed (s since statement start), st, ht, ma
+    session_conversation: str | None = None  # the setting dbms_cloud_ai.conversation_id
 
 
-_CALL = """
+_CALL = f"""
     select p.profile_id, p.profile_name, p.status, p.attributes::text as attributes,
            c.credential_name as cred_name, c.owner::text as cred_owner, c.secret, c.key_id,
            c.enabled as cred_enabled,
            (select pg_catalog.json_agg(pg_catalog.json_build_array(a.host, a.lower_port, a.upper_port))
               from dbms_cloud_ai._host_ace a)::text as aces,
-           extract(epoch from pg_catalog.clock_timestamp() - pg_catalog.statement_timestamp())::float8
-               as elapsed,
-           pg_catalog.current_setting('statement_timeout') as st,
-           pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
-           pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma
+           pg_catalog.current_setting('{conversations.SESSION_GUC}', true) as conv,{llm.SETTINGS_COLUMNS}
       from dbms_cloud_ai._profile p
       left join dbms_cloud._credential c
         on c.owner = current_user and c.credential_name = p.credential_name
@@ -185,4 +182,5 @@ def for_call(plpy, profile_name) -> CallContext:
         credential = {"name": row["cred_name"], "owner": row["cred_owner"], "secret": row["secret"],
                       "key_id": row["key_id"], "enabled": row["cred_enabled"]}
     return CallContext(profile, credential, json.loads(row["aces"] or "[]"),
-                       {k: row[k] for k in ("elapsed", "st", "ht", "ma")})
+                       {k: row[k] for k in ("elapsed", "st", "ht", "ma")},
+                       (row["conv"] or "").lower() or None)
