@@ -1,25 +1,34 @@
 -- GENERATE (Oracle DBMS_CLOUD_AI.GENERATE).  NULL profile_name means the session
 -- profile, NULL action means runsql, attributes override the profile for this
 -- call only, params carries per-call options such as conversation_id.
+--
+-- search_path (not in Oracle's signature) is the caller's schema search path:
+-- NL2SQL describes the current schema when the profile has no object_list and
+-- resolves unqualified table names with it.  The function itself runs with a
+-- pinned search_path, so it cannot read the caller's; a default expression is
+-- evaluated by the caller, before the function's SET clause applies.
 
 create function dbms_cloud_ai.generate(prompt text, profile_name text default null,
                                        action text default null, attributes text default null,
-                                       params text default null)
+                                       params text default null,
+                                       search_path text[] default pg_catalog.current_schemas(false)::text[])
 returns text language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
 as $python$
     #BOOTSTRAP
-    return GD["dbms_cloud_ai"].sqlapi.generate(plpy, prompt, profile_name, action, attributes, params)
+    return GD["dbms_cloud_ai"].sqlapi.generate(plpy, prompt, profile_name, action, attributes, params, search_path)
 $python$;
-comment on function dbms_cloud_ai.generate(text, text, text, text, text) is
-'Ask the profile''s model: action chat (and, in later versions, runsql, showsql, ...)';
+comment on function dbms_cloud_ai.generate(text, text, text, text, text, text[]) is
+'Ask the profile''s model: runsql (default), showsql, explainsql, narrate, showprompt or chat';
 
 create function dbms_cloud_ai.generate(prompt text, profile_name text, action text,
-                                       attributes jsonb, params jsonb default null)
+                                       attributes jsonb, params jsonb default null,
+                                       search_path text[] default pg_catalog.current_schemas(false)::text[])
 returns text language sql volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
 begin atomic
-    select dbms_cloud_ai.generate(prompt, profile_name, action, attributes::text, params::text);
+    select dbms_cloud_ai.generate(prompt, profile_name, action, attributes::text, params::text,
+                                  search_path);
 end;
-comment on function dbms_cloud_ai.generate(text, text, text, jsonb, jsonb) is
+comment on function dbms_cloud_ai.generate(text, text, text, jsonb, jsonb, text[]) is
 'generate() with jsonb attributes and params';

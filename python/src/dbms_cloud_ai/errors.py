@@ -93,11 +93,17 @@ class ProviderRejected(ProviderError):
     sqlstate, condition = "LL004", "provider_rejected_request"
 
 
+class GeneratedSqlFailed(DcaError):
+    """The model's SQL still did not parse, plan or run after the repair round."""
+
+    sqlstate, condition = "LL005", "generated_sql_failed"
+
+
 # SQLSTATE -> (condition, when).  Rendered into the README's error table.
 SQLSTATES = {
     "22023": ("invalid_parameter_value",
               "bad argument or attribute: unknown attribute, wrong type, out of range, "
-              "unknown action, empty prompt, invalid name"),
+              "unknown action, empty prompt, invalid name, a bad setting value"),
     "22P02": ("invalid_text_representation",
               "attributes or params are not valid JSON; a malformed conversation or prompt id"),
     "22004": ("null_value_not_allowed", "a required argument is NULL"),
@@ -107,9 +113,13 @@ SQLSTATES = {
     "42710": ("duplicate_object", "profile or credential already exists"),
     "55000": ("object_not_in_prerequisite_state",
               "profile or credential disabled, already in the desired status, no "
-              "profile set in the session, extension updated in this session"),
+              "profile set in the session, extension updated in this session, runsql or "
+              "narrate without a finite statement_timeout (or above "
+              "dbms_cloud_ai.max_statement_timeout)"),
     "42501": ("insufficient_privilege",
-              "host not allowed by the network ACL, or an admin-only function"),
+              "host not allowed by the network ACL, an admin-only function, or generated SQL "
+              "refused (not a single read-only query, outside the object list, a forbidden "
+              "function; DETAIL has the SQL); also PostgreSQL's own permission denied"),
     "0A000": ("feature_not_supported",
               "provider or action this version does not implement"),
     "58000": ("system_error", "master key file or Python library missing or unreadable"),
@@ -125,4 +135,7 @@ SQLSTATES = {
               "the provider answered 2xx with a body that is not the expected JSON"),
     "LL004": ("provider_rejected_request",
               "any other HTTP 4xx (400, 404, 422, ...) or a redirect; not retried"),
+    "LL005": ("generated_sql_failed",
+              "the model's SQL could not be parsed, planned or run even after one repair "
+              "attempt; DETAIL has the last SQL and the error"),
 }

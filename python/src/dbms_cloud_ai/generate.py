@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from . import attributes, conversations, llm, profiles
+from . import attributes, conversations, llm, nl2sql, profiles
 from .errors import DcaError, FeatureNotSupported, InvalidParameter
 
 ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat", "showprompt",
@@ -34,6 +34,7 @@ class Call:
     params: dict
     ctx: profiles.CallContext
     thread: conversations.Thread | None
+    search_path: list[str] = field(default_factory=list)  # the caller's, for NL2SQL
 
     def system(self) -> list[dict]:
         text = "\n\n".join(self.attrs[k] for k in ("role", "additional_instructions")
@@ -49,10 +50,30 @@ def _chat(call: Call) -> str:
     return llm.chat(call.plpy, call.attrs, messages, call.ctx).text
 
 
-HANDLERS = {"chat": _chat}
+def _nl2sql(action):
+    def handler(call: Call):
+        return action(call.plpy, call, call.search_path)
+    handler.__name__ = action.__name__
+    return handler
 
 
-def generate(plpy, prompt, profile_name, action, attributes_json, params_json):
+# Each handler returns the answer, or (answer, what the conversation keeps):
+# runsql and showsql keep the SQL, as Oracle does.
+HANDLERS = {
+    "chat": _chat,
+    "runsql": _nl2sql(nl2sql.runsql),
+    "showsql": _nl2sql(nl2sql.showsql),
+    "explainsql": _nl2sql(nl2sql.explainsql),
+    "narrate": _nl2sql(nl2sql.narrate),
+    "showprompt": _nl2sql(nl2sql.showprompt),
+}
+
+# Actions whose prompt includes the conversation but which are not recorded in it.
+_READS_HISTORY_ONLY = {"showprompt": "runsql"}
+
+
+def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
+             search_path=None):
     name = _action(action)
     if prompt is None or not prompt.strip():
         raise InvalidParameter("prompt must not be empty",
@@ -75,20 +96,40 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json):
             f"action {name} is not available in this version of dbms_cloud_ai",
             detail="This version implements: " + ", ".join(HANDLERS) + ".",
             hint="Use action => 'chat'.")
-    thread = conversations.for_call(plpy, params, attrs, name, profile.name, ctx.session_conversation)
-    call = Call(plpy, prompt, name, profile, attrs, params, ctx, thread)
+    thread = conversations.for_call(plpy, params, attrs, _READS_HISTORY_ONLY.get(name, name),
+                                    profile.name, ctx.session_conversation)
+    call = Call(plpy, prompt, name, profile, attrs, params, ctx, thread, list(search_path or []))
     answer = handler(call)
-    if thread is not None:
+    kept = answer
+    if isinstance(answer, tuple):
+        answer, kept = answer
+    if thread is not None and name not in _READS_HISTORY_ONLY:
         # The naming call is a model call too: make it before writing anything,
         # so that no lock (the prompt row's key-share lock on its conversation)
         # is held while waiting for the model.
         named = None
         if thread.title_pending and conversations.claim_naming(plpy, thread.conversation_id):
-            named = _name_conversation(call, answer)
-        recorded = conversations.record(plpy, thread, profile.name, name, prompt, answer)
+            named = _name_conversation(call, kept)
+        recorded = conversations.record(plpy, thread, profile.name, name, prompt, kept)
         if recorded and named is not None:
             conversations.set_title(plpy, thread, *named)
     return answer
+
+
+def select_ai(plpy, statement, search_path):
+    """Oracle's ``SELECT AI [action] prompt``: the first word is the action when
+    it names one (any case), else the action is runsql and all is the prompt.
+    Uses the session profile, as the statement form does."""
+    if statement is None or not statement.strip():
+        raise InvalidParameter("SELECT AI needs a prompt",
+                               hint="For example: select dbms_cloud_ai.select_ai("
+                                    "'showsql how many customers');")
+    first, _, rest = statement.strip().partition(" ")
+    if first.lower() in ACTIONS:
+        action, prompt = first.lower(), rest.strip()
+    else:
+        action, prompt = "runsql", statement.strip()
+    return generate(plpy, prompt, None, action, None, None, search_path)
 
 
 def _name_conversation(call: Call, answer: str) -> tuple[str | None, str | None]:

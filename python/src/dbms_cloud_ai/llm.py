@@ -35,7 +35,8 @@ SETTINGS_COLUMNS = """
                ::float8 as elapsed,
            pg_catalog.current_setting('statement_timeout') as st,
            pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
-           pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma"""
+           pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma,
+           pg_catalog.current_setting('dbms_cloud_ai.schema_context_tokens', true) as sct"""
 _SETTINGS = "select" + SETTINGS_COLUMNS
 
 

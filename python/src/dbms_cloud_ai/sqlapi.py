@@ -109,8 +109,14 @@ def remove_host_ace(plpy, host, principal_name, lower_port, upper_port):
 
 
 @sql_entry
-def generate(plpy, prompt, profile_name, action, attributes_json, params_json):
-    return _generate.generate(plpy, prompt, profile_name, action, attributes_json, params_json)
+def generate(plpy, prompt, profile_name, action, attributes_json, params_json, search_path):
+    return _generate.generate(plpy, prompt, profile_name, action, attributes_json, params_json,
+                              search_path)
+
+
+@sql_entry
+def select_ai(plpy, statement, search_path):
+    return _generate.select_ai(plpy, statement, search_path)
 
 
 # --- dbms_cloud_ai: conversations ------------------------------------------------

@@ -80,7 +80,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from .errors import ConfigurationError, InsufficientPrivilege, InvalidParameter
 
@@ -292,6 +292,11 @@ class Checked:
     sql: str
     objects: frozenset
     functions: frozenset
+    display: str = ""
+
+    def __post_init__(self):
+        if not self.display:
+            object.__setattr__(self, "display", self.sql)
 
 
 def _load_pglast():
@@ -341,7 +346,8 @@ def _process_exports(symbol: str) -> bool:
 
 
 def check(sql: str, *, allowed_objects: Iterable[tuple[str, str]] | None = None,
-          search_path: list[str] | None = None, allow_catalog: bool = False) -> Checked:
+          search_path: list[str] | None = None, allow_catalog: bool = False,
+          fold: Mapping[str, str] | None = None) -> Checked:
     """Return the normalised single read-only query in ``sql`` or raise.
 
     ``allowed_objects``: when given (Oracle's enforce_object_list), every
@@ -357,10 +363,15 @@ def check(sql: str, *, allowed_objects: Iterable[tuple[str, str]] | None = None,
     ``allow_catalog``: allow pg_catalog / information_schema / pg_toast
     relations (and unqualified pg_* names).  The extension's own schemas are
     refused whatever the flags.
+
+    ``fold``: catalog names by their lower-case form.  A model writing another
+    dialect quotes upper-case names (Oracle's ``"SH"."CUSTOMERS"``); a relation,
+    column, alias or CTE name that is not a catalog name but whose lower-case
+    form maps to one is replaced by it before anything else is checked.
     """
     _load_pglast()
     try:
-        return _check(sql, allowed_objects, search_path, allow_catalog)
+        return _check(sql, allowed_objects, search_path, allow_catalog, fold)
     except (InsufficientPrivilege, InvalidParameter):
         raise
     except RecursionError:
@@ -369,7 +380,7 @@ def check(sql: str, *, allowed_objects: Iterable[tuple[str, str]] | None = None,
         _invalid(f"SQL could not be checked (internal error: {type(e).__name__})", sql)
 
 
-def _check(sql, allowed_objects, search_path, allow_catalog) -> Checked:
+def _check(sql, allowed_objects, search_path, allow_catalog, fold=None) -> Checked:
     if not isinstance(sql, str):
         raise InvalidParameter("SQL to check must be text", hint=_HINT)
     if "\x00" in sql:
@@ -395,6 +406,9 @@ def _check(sql, allowed_objects, search_path, allow_catalog) -> Checked:
         kind = _STATEMENT_NAMES.get(type(stmt).__name__) or _stmt_kind(stmt)
         _refuse(f"{kind} statements are not allowed", sql)
 
+    if fold:
+        _fold_names(stmts[0], fold)
+
     # 2. The whole tree: allowed nodes, functions, relations.
     objects = _Objects(allowed_objects, search_path, allow_catalog)
     walker = _Walker(sql, objects)
@@ -405,10 +419,116 @@ def _check(sql, allowed_objects, search_path, allow_catalog) -> Checked:
 
     # 4. sqlglot's opinion on that text: count, kind, forbidden nodes.
     _second_opinion(normalised, sql)
-    return Checked(normalised, frozenset(objects.seen), frozenset(walker.functions))
+    return Checked(normalised, frozenset(objects.seen), frozenset(walker.functions),
+                   _display(normalised))
+
+
+def _fold_names(root, fold: Mapping[str, str]):
+    """Replace identifiers that match a catalog name only case-insensitively."""
+    known = set(fold.values())
+
+    def f(name):
+        if name is None or name in known:
+            return name
+        return fold.get(name.lower(), name)
+
+    def strings(items):
+        for item in items or ():
+            if isinstance(item, A.String):
+                item.sval = f(item.sval)
+
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+            continue
+        if not isinstance(node, A.Node):
+            continue
+        kind = type(node).__name__
+        if kind == "RangeVar":
+            node.schemaname, node.relname = f(node.schemaname), f(node.relname)
+        elif kind == "ColumnRef":
+            strings(node.fields)
+        elif kind == "ResTarget":
+            node.name = f(node.name)
+        elif kind == "Alias":
+            node.aliasname = f(node.aliasname)
+            strings(node.colnames)
+        elif kind == "CommonTableExpr":
+            node.ctename = f(node.ctename)
+            strings(node.aliascolnames)
+        for slot in node.__slots__:
+            value = getattr(node, slot)
+            if isinstance(value, (A.Node, tuple)):
+                stack.append(value)
+
+
+def _display(normalised: str) -> str:
+    """The accepted query laid out for people: one clause per line, built-in
+    functions without their pg_catalog prefix (the normalised text keeps it)."""
+    try:
+        stmt = _pgparser.parse_sql(normalised)[0].stmt
+        stack = [stmt]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, tuple):
+                stack.extend(node)
+                continue
+            if not isinstance(node, A.Node):
+                continue
+            if isinstance(node, A.FuncCall) and len(node.funcname) == 2 \
+                    and node.funcname[0].sval == "pg_catalog":
+                node.funcname = node.funcname[1:]
+            for slot in node.__slots__:
+                value = getattr(node, slot)
+                if isinstance(value, (A.Node, tuple)):
+                    stack.append(value)
+        return _e_strings(_pgstream.IndentedStream(comma_at_eoln=True)(stmt))
+    except Exception:  # layout is cosmetic: fall back to the checked text
+        return normalised
+
+
+def without_trailing_prose(text: str) -> str:
+    """``text`` without explanation after the SQL, when there is some.
+
+    Text that parses is returned as it is, however many statements it holds
+    (so that ``check`` refuses the extra ones).  Otherwise trailing lines are
+    dropped, then trailing scanner-split statements, until what is left
+    parses; if nothing does, ``text`` comes back unchanged and ``check`` will
+    report the syntax error.
+    """
+    _load_pglast()
+
+    def parses(candidate):
+        try:
+            return bool(candidate.strip()) and bool(_pgparser.parse_sql(candidate))
+        except Exception:  # noqa: BLE001 - any failure means "not SQL"
+            return False
+
+    if parses(text):
+        return text
+    lines = text.splitlines()
+    for k in range(len(lines) - 1, max(0, len(lines) - 60), -1):
+        if parses("\n".join(lines[:k])):
+            return "\n".join(lines[:k])
+    try:
+        parts = _pgparser.split(text, with_parser=False)
+    except Exception:  # noqa: BLE001 - unbalanced quotes in prose
+        return text
+    for k in range(len(parts) - 1, 0, -1):
+        candidate = ";\n".join(parts[:k])
+        if parses(candidate):
+            return candidate
+    return text
 
 
 # --- errors -----------------------------------------------------------------
+
+def shown(sql) -> str:
+    """SQL as error details show it: at most DETAIL_CHARS characters."""
+    return _shown(sql)
+
 
 def _shown(sql) -> str:
     sql = sql if isinstance(sql, str) else repr(sql)
@@ -771,4 +891,5 @@ def _same(a, b) -> bool:
     return a == b
 
 
-__all__ = ["ALLOWED_FUNCTIONS", "CATALOG_SCHEMAS", "Checked", "EXTENSION_SCHEMAS", "check"]
+__all__ = ["ALLOWED_FUNCTIONS", "CATALOG_SCHEMAS", "Checked", "EXTENSION_SCHEMAS", "check",
+           "shown", "without_trailing_prose"]

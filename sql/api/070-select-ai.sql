@@ -1,0 +1,78 @@
+-- Natural language to SQL: Oracle's SELECT AI statement as a function, and the
+-- read-only runner for generated queries (python/src/dbms_cloud_ai/sqlrun.py).
+
+create function dbms_cloud_ai.select_ai(statement text,
+                                        search_path text[] default pg_catalog.current_schemas(false)::text[])
+returns text language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.select_ai(plpy, statement, search_path)
+$python$;
+comment on function dbms_cloud_ai.select_ai(text, text[]) is
+'Oracle''s SELECT AI [action] prompt, with the session profile: select_ai(''showsql how many customers'')';
+
+-- Runs one query that sqlguard accepted, read-only, with the caller's privileges
+-- and search_path, returning each row as JSON text (columns in query order);
+-- at most max_rows + 1 rows, and a final NULL when max_bytes was reached.  The
+-- caller (sqlrun.run) rolls the surrounding subtransaction back afterwards.
+-- Operators are written OPERATOR(pg_catalog.x): the body runs partly under the
+-- caller's search_path.
+create function dbms_cloud_ai._run_readonly(query text, path text, max_rows int8, max_bytes int8)
+returns setof text language plpgsql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $run$
+declare
+    r text;
+    used int8 := 0;
+begin
+    perform pg_catalog.set_config('transaction_read_only', 'on', true);
+    perform pg_catalog.set_config('search_path', path, true);
+    for r in execute 'select pg_catalog.row_to_json(q)::text from (' operator(pg_catalog.||) query
+                     operator(pg_catalog.||) ') q limit $1'
+             using max_rows operator(pg_catalog.+) 1
+    loop
+        used := used operator(pg_catalog.+) pg_catalog.octet_length(r);
+        if used operator(pg_catalog.>) max_bytes then
+            return next null;
+            return;
+        end if;
+        return next r;
+    end loop;
+end
+$run$;
+
+-- Session advisory locks survive a rollback: release the ones a generated query
+-- took (those not in "before", the caller's own, as classid/objid/objsubid/mode).
+create function dbms_cloud_ai._release_advisory_locks(before text[])
+returns int language plpgsql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $release$
+declare
+    l record;
+    released int := 0;
+    k1 int4;
+    k2 int4;
+begin
+    for l in select distinct a.classid, a.objid, a.objsubid, a.mode
+               from pg_catalog.pg_locks a
+              where a.locktype = 'advisory' and a.pid = pg_catalog.pg_backend_pid() and a.granted
+                and not (a.classid || '/' || a.objid || '/' || a.objsubid || '/' || a.mode)
+                        = any (coalesce(before, '{}'))
+    loop
+        k1 := (l.classid::int8 - case when l.classid::int8 > 2147483647 then 4294967296 else 0 end)::int4;
+        k2 := (l.objid::int8 - case when l.objid::int8 > 2147483647 then 4294967296 else 0 end)::int4;
+        loop
+            exit when not case
+                when l.objsubid = 1 and l.mode = 'ShareLock'
+                    then pg_catalog.pg_advisory_unlock_shared((l.classid::int8 << 32) | l.objid::int8)
+                when l.objsubid = 1
+                    then pg_catalog.pg_advisory_unlock((l.classid::int8 << 32) | l.objid::int8)
+                when l.mode = 'ShareLock' then pg_catalog.pg_advisory_unlock_shared(k1, k2)
+                else pg_catalog.pg_advisory_unlock(k1, k2) end;
+            released := released + 1;
+        end loop;
+    end loop;
+    return released;
+end
+$release$;
