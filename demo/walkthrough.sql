@@ -4,6 +4,8 @@
 -- is printed before its result.  It passes:
 --   cred_user       the credential's username (Oracle uses the provider name)
 --   profile_attrs   the profile's attributes as JSON (provider, model, ...)
+--   offline         true when the model is tools/fake_llm.py with the canned
+--                   answers of demo/answers.json, false for a real model
 --   and, in the environment only, DEMO_CREDENTIAL_PASSWORD: the API key (a
 --   dummy key in offline mode), which is never echoed.
 --
@@ -125,10 +127,102 @@ SELECT prompt_number, prompt_action, prompt FROM dbms_cloud_ai.session_cloud_ai_
 SELECT dbms_cloud_ai.set_attribute('DEMO_PROFILE', 'conversation', 'false');
 
 \echo
-\echo '==> 11. Mistakes give an error with a DETAIL and a HINT (these two errors are expected)'
+\echo '==> 11. Natural language to SQL: tell the profile which tables it may query'
+\echo '-- object_list [{"owner": "sh"}] is the whole sample schema sh (Oracle''s upper-case "SH" works too);'
+\echo '-- comments and constraints add the table and column comments and the keys to what the model'
+\echo '-- is told, which helps it pick the right columns and joins.'
+SELECT dbms_cloud_ai.set_attributes('DEMO_PROFILE',
+         '{"object_list": [{"owner": "sh"}], "comments": true, "constraints": true}');
+\echo '-- runsql and narrate run the query the model wrote. Once a query runs, only statement_timeout'
+\echo '-- can stop it, so without a finite one they refuse to start (SQLSTATE 55000). The 30 s also'
+\echo '-- bound the model calls of each statement.'
+SET statement_timeout = '30s';
+\echo '-- The answers below are multi-line text; \\pset format unaligned prints them as they are:'
+\pset format unaligned
+
+\echo
+\echo '==> 12. SELECT AI showsql: the SQL for a question, checked but not run'
+\echo '-- dbms_cloud_ai.select_ai(''<action> <question>'') is Oracle''s SELECT AI statement; it uses the'
+\echo '-- session''s profile (step 5).'
+SELECT dbms_cloud_ai.select_ai('showsql How many customers do we have in each region?') AS sql;
+\if :offline
+\echo '-- The offline model wrote Oracle SQL: FROM "SH"."CUSTOMERS" c JOIN "SH"."COUNTRIES" co ON'
+\echo '-- co."COUNTRY_ID" = ...  The quoted upper-case names were matched to PostgreSQL''s lower-case'
+\echo '-- ones; the query was parsed, checked (one read-only query over sh only) and laid out.'
+\endif
+
+\echo
+\echo '==> 13. SELECT AI showprompt: what the model is sent for that question (no model call)'
+\echo '-- A JSON array of messages. One line per message: an introduction, a CREATE TABLE (with'
+\echo '-- COMMENT ON statements and keys) for each table of sh, then the rules and the question:'
+\pset format wrapped
+SELECT m.ord AS msg, m.msg->>'role' AS role,
+       split_part(split_part(m.msg->>'content', E'\n', 1), '. ', 1) AS starts_with
+  FROM jsonb_array_elements(dbms_cloud_ai.select_ai(
+         'showprompt How many customers do we have in each region?')::jsonb)
+       WITH ORDINALITY AS m(msg, ord);
+\echo '-- The last message in full:'
+\pset format unaligned
+SELECT dbms_cloud_ai.select_ai('showprompt How many customers do we have in each region?')::jsonb
+       -> -1 ->> 'content' AS last_message;
+
+\echo
+\echo '==> 14. SELECT AI runsql, the default action: run the query, rows as Oracle''s JSON'
+SELECT dbms_cloud_ai.select_ai('How much has each customer in Germany spent?') AS result;
+\if :offline
+\echo '-- The offline model used Oracle''s NVL(SUM(s."AMOUNT_SOLD"), 0); it was transpiled to COALESCE.'
+\endif
+\echo '-- The query ran read-only, as demo_user, under the statement_timeout, and was rolled back.'
+
+\echo
+\echo '==> 15. The same through GENERATE, in named notation as in Oracle (action => ''runsql'')'
+SELECT dbms_cloud_ai.generate(prompt       => 'What are our three best-selling products by revenue?',
+                              profile_name => 'DEMO_PROFILE',
+                              action       => 'runsql') AS result;
+
+\echo
+\echo '==> 16. SELECT AI explainsql: the query, and the model explains it (a second model call)'
+SELECT dbms_cloud_ai.select_ai('explainsql Which customers have never bought anything?') AS explanation;
+
+\echo
+\echo '==> 17. SELECT AI narrate: the query runs, and the model answers from its rows (a second call)'
+SELECT dbms_cloud_ai.select_ai('narrate Which sales channel brought in the most revenue?') AS answer;
+
+\echo
+\echo '==> 18. A follow-up question: with "conversation": true the model sees the earlier questions and SQL'
+SELECT dbms_cloud_ai.set_attribute('DEMO_PROFILE', 'conversation', 'true');
+SELECT dbms_cloud_ai.select_ai('Which country has the most customers?') AS result;
+\echo '-- "those customers" only makes sense after the question before:'
+SELECT dbms_cloud_ai.select_ai('List those customers with the cities they live in.') AS result;
+\echo '-- The session''s last prompts (step 10''s chat turns too); for runsql and showsql the response'
+\echo '-- kept is the SQL, as in Oracle:'
+\pset format wrapped
+SELECT prompt_number AS "#", prompt_action AS action, prompt,
+       left(regexp_replace(prompt_response, '\s+', ' ', 'g'), 28) || '...' AS response
+  FROM dbms_cloud_ai.session_cloud_ai_conversation_prompts ORDER BY 1;
+SELECT dbms_cloud_ai.set_attribute('DEMO_PROFILE', 'conversation', 'false');
+
+\echo
+\echo '==> 19. In psql: runsql''s rows as an ordinary table with the real column names, in one step'
+\echo '-- End the showsql call with \\gexec instead of a semicolon:'
+\echo '--   SELECT dbms_cloud_ai.select_ai(''showsql What are our three best-selling products by revenue?'') \\gexec'
+\echo '-- psql runs the query it returns (checked: one read-only query) as a normal statement. Below:'
+\echo '-- the call (echoed without its \\gexec), the query it returned, and its rows.'
+SELECT dbms_cloud_ai.select_ai('showsql What are our three best-selling products by revenue?') \gexec
+
+\echo
+\echo '==> 20. Only reading queries run: anything else is refused before it reaches PostgreSQL (expected error)'
+\if :offline
+\echo '-- The offline model answers this one with DELETE FROM sh.customers ...'
+\else
+\echo '-- A real model usually answers with a SELECT instead (the rules forbid writing); a DELETE is refused:'
+\endif
+SELECT dbms_cloud_ai.select_ai('Delete the customers who have never bought anything.') AS result;
+\echo '-- SQLSTATE of that statement:' :SQLSTATE
+
+\echo
+\echo '==> 21. Mistakes give an error with a DETAIL and a HINT (this error is expected)'
 SELECT dbms_cloud_ai.generate('What is 4 + 4 ?', 'DEMO_PROFILE', action => 'dance');
-\echo '-- Oracle''s default action is runsql (natural language to SQL), which this version does not have yet:'
-SELECT dbms_cloud_ai.generate('How many customers live in Germany?', 'DEMO_PROFILE');
 
 \echo
 \echo '==> Done.'

@@ -80,7 +80,7 @@ def _rules(example: str, case_sensitive: bool) -> str:
 def build_prompt(plpy, call, search_path: list[str]) -> Prompt:
     attrs = call.attrs
     entries = schema_context.scope_of(attrs.get("object_list"), search_path)
-    catalog = schema_context.load(plpy, entries, _current_user(plpy))
+    catalog = schema_context.load(plpy, entries)
     asked_before = [m["content"] for m in call.history() if m["role"] == "user"]
     budget = schema_context.budget_tokens(call.ctx.settings.get("sct") if call.ctx else None)
     selection = schema_context.select(catalog, call.prompt, asked_before, attrs, budget)
@@ -93,10 +93,6 @@ def build_prompt(plpy, call, search_path: list[str]) -> Prompt:
     user += "\n\nQuestion: " + call.prompt
     messages.append({"role": "user", "content": user})
     return Prompt(messages, selection, catalog)
-
-
-def _current_user(plpy) -> str:
-    return db.one(plpy, "select current_user::text as u")["u"]
 
 
 def show_prompt(prompt: Prompt) -> str:

@@ -209,7 +209,7 @@ _FINGERPRINT = f"""
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(n.xmin::text::int8)
            from pg_catalog.pg_namespace n),
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(m.xmin::text::int8)
-           from pg_catalog.pg_auth_members m)) as fp"""
+           from pg_catalog.pg_auth_members m)) as fp, current_user::text as who"""
 
 _KINDS = {"r": "table", "p": "table", "v": "view", "m": "materialized view", "f": "foreign table"}
 
@@ -246,11 +246,12 @@ def _arguments(entries):
     return schemas, pair_s, pair_n
 
 
-def load(plpy, entries: list[dict], user: str) -> Catalog:
+def load(plpy, entries: list[dict]) -> Catalog:
     """The catalog for ``entries`` (object_list form), from cache when unchanged."""
     args = _arguments(entries)
-    key = (user, json.dumps(entries, sort_keys=True))
-    fp = db.one(plpy, _FINGERPRINT, ("text[]", "text[]", "text[]"), args)["fp"]
+    row = db.one(plpy, _FINGERPRINT, ("text[]", "text[]", "text[]"), args)
+    fp = row["fp"]
+    key = (row["who"], json.dumps(entries, sort_keys=True))
     hit = _cache.get(key)
     if hit is not None and hit.fingerprint == fp:
         return hit

@@ -437,14 +437,7 @@ def _fold_names(root, fold: Mapping[str, str]):
             if isinstance(item, A.String):
                 item.sval = f(item.sval)
 
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tuple):
-            stack.extend(node)
-            continue
-        if not isinstance(node, A.Node):
-            continue
+    for node in _nodes(root):
         kind = type(node).__name__
         if kind == "RangeVar":
             node.schemaname, node.relname = f(node.schemaname), f(node.relname)
@@ -458,6 +451,20 @@ def _fold_names(root, fold: Mapping[str, str]):
         elif kind == "CommonTableExpr":
             node.ctename = f(node.ctename)
             strings(node.aliascolnames)
+
+
+def _nodes(root):
+    """Every AST node under ``root`` (children are read after the caller saw
+    the parent, so the caller may change a node's fields as it goes)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+            continue
+        if not isinstance(node, A.Node):
+            continue
+        yield node
         for slot in node.__slots__:
             value = getattr(node, slot)
             if isinstance(value, (A.Node, tuple)):
@@ -469,21 +476,10 @@ def _display(normalised: str) -> str:
     functions without their pg_catalog prefix (the normalised text keeps it)."""
     try:
         stmt = _pgparser.parse_sql(normalised)[0].stmt
-        stack = [stmt]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, tuple):
-                stack.extend(node)
-                continue
-            if not isinstance(node, A.Node):
-                continue
+        for node in _nodes(stmt):
             if isinstance(node, A.FuncCall) and len(node.funcname) == 2 \
                     and node.funcname[0].sval == "pg_catalog":
                 node.funcname = node.funcname[1:]
-            for slot in node.__slots__:
-                value = getattr(node, slot)
-                if isinstance(value, (A.Node, tuple)):
-                    stack.append(value)
         return _e_strings(_pgstream.IndentedStream(comma_at_eoln=True)(stmt))
     except Exception:  # layout is cosmetic: fall back to the checked text
         return normalised
