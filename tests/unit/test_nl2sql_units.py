@@ -49,7 +49,7 @@ def test_oracle_json_layout_order_duplicates_and_types():
     rows = [json.loads('{"Name": "Ann", "n": 1, "n": 2.50, "x": null, "ok": true, "a": [1, {"b": "c"}]}',
                        object_pairs_hook=sqlrun._Pairs, parse_float=Decimal)]
     assert sqlrun.oracle_json(rows) == (
-        '[\n  {\n    "Name" : "Ann",\n    "n" : 1,\n    "n" : 2.50,\n    "x" : null,\n'
+        '[\n  {\n    "Name" : "Ann",\n    "n" : 1,\n    "n" : 2.5,\n    "x" : null,\n'
         '    "ok" : true,\n    "a" : [\n      1,\n      {\n        "b" : "c"\n      }\n    ]\n  }\n]')
     assert sqlrun.Result(['{"Total Customers":55500}'], None).as_oracle_json() == \
         '[\n  {\n    "Total Customers" : 55500\n  }\n]'
@@ -110,8 +110,12 @@ def test_fold_matches_upper_case_names_to_the_catalog():
                              allowed_objects=[("sh", "customers")],
                              fold={"sh": "sh", "customers": "customers", "cust_id": "cust_id",
                                    "id": "id"})
-    assert checked.sql == ('SELECT c.cust_id AS id, pg_catalog.count(*) AS "Customer Count" '
-                           'FROM sh.customers AS c GROUP BY c.cust_id ORDER BY id')
+    # references fold; names the query defines (aliases) stay as the model wrote them
+    assert checked.sql == ('SELECT c.cust_id AS "ID", pg_catalog.count(*) AS "Customer Count" '
+                           'FROM sh.customers AS c GROUP BY c.cust_id ORDER BY "ID"')
+    cte = sqlguard.check('WITH "T" AS (SELECT x."ID" AS "N" FROM "SH"."X" x) SELECT "T"."N" FROM "T"',
+                         fold={"sh": "sh", "x": "x", "id": "id", "t": "t", "n": "n"})
+    assert cte.sql == 'WITH "T" AS (SELECT x.id AS "N" FROM sh.x AS x) SELECT "T"."N" FROM "T"'
     assert "pg_catalog" not in checked.display and "\n" in checked.display
 
 

@@ -36,9 +36,11 @@ class Call:
     thread: conversations.Thread | None
     search_path: list[str] = field(default_factory=list)  # the caller's, for NL2SQL
 
-    def system(self) -> list[dict]:
-        text = "\n\n".join(self.attrs[k] for k in ("role", "additional_instructions")
-                            if self.attrs.get(k))
+    def system(self, instructions: bool = True) -> list[dict]:
+        """The role, and additional_instructions unless the action places
+        them itself (NL2SQL puts them next to the question)."""
+        keys = ("role", "additional_instructions") if instructions else ("role",)
+        text = "\n\n".join(self.attrs[k] for k in keys if self.attrs.get(k))
         return [{"role": "system", "content": text}] if text else []
 
     def history(self) -> list[dict]:
@@ -124,9 +126,9 @@ def select_ai(plpy, statement, search_path):
         raise InvalidParameter("SELECT AI needs a prompt",
                                hint="For example: select dbms_cloud_ai.select_ai("
                                     "'showsql how many customers');")
-    first, _, rest = statement.strip().partition(" ")
+    first, *rest = statement.split(None, 1)
     if first.lower() in ACTIONS:
-        action, prompt = first.lower(), rest.strip()
+        action, prompt = first.lower(), (rest[0].strip() if rest else "")
     else:
         action, prompt = "runsql", statement.strip()
     return generate(plpy, prompt, None, action, None, None, search_path)

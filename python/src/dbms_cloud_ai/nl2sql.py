@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from . import db, llm, schema_context, sqlguard, sqlrun
-from .errors import DcaError, GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
+from .errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
 
 # A test-only switch: tests turn the validator off (as superuser, through GD)
 # to prove that the execution layer alone keeps generated SQL harmless.
@@ -84,7 +84,7 @@ def build_prompt(plpy, call, search_path: list[str]) -> Prompt:
     asked_before = [m["content"] for m in call.history() if m["role"] == "user"]
     budget = schema_context.budget_tokens(call.ctx.settings.get("sct") if call.ctx else None)
     selection = schema_context.select(catalog, call.prompt, asked_before, attrs, budget)
-    messages = call.system() + [{"role": "system", "content": _INTRO}]
+    messages = call.system(instructions=False) + [{"role": "system", "content": _INTRO}]
     messages += [{"role": "system", "content": text} for text in selection.texts]
     messages += call.history()
     user = _rules(selection.tables[0].qualified, bool(attrs.get("case_sensitive_values")))
@@ -155,14 +155,18 @@ class _Repairable(Exception):
 
 def accept(plpy, sql: str, prompt: Prompt, attrs: dict, search_path: list[str],
            plan: bool) -> sqlguard.Checked:
-    """``sql`` as a checked query, or _Repairable, or a refusal (DcaError)."""
+    """``sql`` as a checked query, or _Repairable, or a refusal (DcaError).
+
+    A refusal is final when the query asks for something that exists and is
+    not allowed (a DELETE, pg_sleep, a table outside the object list).  A name
+    that exists nowhere (another dialect's DATEADD, a misspelt table) is a
+    mistake: it is transpiled, else repaired, like a syntax error."""
     if not sql:
         raise _Repairable(sql, "the reply contained no SQL query")
     allowed = prompt.catalog.allowed() if attrs.get("enforce_object_list", True) else None
     fold = prompt.catalog.fold()
     first_error = None
     candidates = [sql]
-    tried_dialects = False
     i = 0
     while i < len(candidates):
         text = candidates[i]
@@ -172,22 +176,35 @@ def accept(plpy, sql: str, prompt: Prompt, attrs: dict, search_path: list[str],
                 return sqlguard.Checked(text, frozenset(), frozenset())
             checked = sqlguard.check(text, allowed_objects=allowed, search_path=search_path,
                                      fold=fold)
-        except (InvalidParameter, InsufficientPrivilege) as e:
+        except sqlguard.NotAllowed as e:
+            if _exists(plpy, e):
+                raise
             first_error = first_error or e
-            if not tried_dialects:  # another dialect may make it valid (NVL, TOP, backticks)
-                tried_dialects = True
-                candidates += list(_transpiled(sql))
-            continue
-        if plan:
-            _plan(plpy, checked.sql, search_path)
-        return checked
-    if isinstance(first_error, InsufficientPrivilege) and not _function_refusal(first_error):
-        raise first_error
+        except InsufficientPrivilege:
+            raise
+        except InvalidParameter as e:
+            first_error = first_error or e
+        else:
+            if plan:
+                _plan(plpy, checked.sql, search_path)
+            return checked
+        if i == 1:  # another dialect may make it valid (NVL, TOP, backticks)
+            candidates += list(_transpiled(sql))
     raise _Repairable(sql, first_error.message)
 
 
-def _function_refusal(e: DcaError) -> bool:
-    return "is not on the allow-list" in e.message and "function" in e.message
+_BUILTIN = """select exists (select from pg_catalog.pg_proc p
+                             where p.proname = $1
+                               and p.pronamespace = 'pg_catalog'::pg_catalog.regnamespace) as x"""
+_RELATION = """select exists (select from pg_catalog.pg_class c
+                               join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+                              where c.relname = $2 and ($1::text is null or n.nspname = $1)) as x"""
+
+
+def _exists(plpy, e: sqlguard.NotAllowed) -> bool:
+    if e.kind == "function":
+        return db.one(plpy, _BUILTIN, ("text",), (e.name,))["x"]
+    return db.one(plpy, _RELATION, ("text", "text"), (e.schema, e.name))["x"]
 
 
 class _Undo(Exception):

@@ -192,7 +192,9 @@ _READ = f"""
        and td.objsubid = 0
      order by s.nspname, s.relname"""
 
-# Row count and xmin sum of every catalog row the description depends on.
+# Row count and xmin sum of every catalog row the description depends on
+# (including the tables foreign keys point to: their privileges decide
+# whether a key is shown).
 _FINGERPRINT = f"""
     with scope as ({_SCOPE}), c as (select c.xmin from pg_catalog.pg_class c where c.oid in
                                         (select oid from scope))
@@ -208,6 +210,10 @@ _FINGERPRINT = f"""
            from pg_catalog.pg_constraint k where k.conrelid in (select oid from scope)),
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(n.xmin::text::int8)
            from pg_catalog.pg_namespace n),
+        (select pg_catalog.count(*) || ':' || pg_catalog.sum(r.xmin::text::int8)
+           from pg_catalog.pg_class r where r.oid in
+                (select k.confrelid from pg_catalog.pg_constraint k
+                  where k.conrelid in (select oid from scope) and k.contype = 'f')),
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(m.xmin::text::int8)
            from pg_catalog.pg_auth_members m)) as fp, current_user::text as who"""
 

@@ -424,33 +424,36 @@ def _check(sql, allowed_objects, search_path, allow_catalog, fold=None) -> Check
 
 
 def _fold_names(root, fold: Mapping[str, str]):
-    """Replace identifiers that match a catalog name only case-insensitively."""
-    known = set(fold.values())
+    """Replace relation and column references that match a catalog name only
+    case-insensitively (``"CUSTOMERS"`` for customers).  Names the query
+    defines itself -- column and table aliases, CTE names -- are left as
+    written, and so are references to them."""
+    defined: set[str] = set()
+    for node in _nodes(root):
+        kind = type(node).__name__
+        if kind == "ResTarget" and node.name:
+            defined.add(node.name)
+        elif kind == "Alias":
+            defined.add(node.aliasname)
+            defined.update(c.sval for c in node.colnames or () if isinstance(c, A.String))
+        elif kind == "CommonTableExpr":
+            defined.add(node.ctename)
+            defined.update(c.sval for c in node.aliascolnames or () if isinstance(c, A.String))
+    known = set(fold.values()) | defined
 
     def f(name):
         if name is None or name in known:
             return name
         return fold.get(name.lower(), name)
 
-    def strings(items):
-        for item in items or ():
-            if isinstance(item, A.String):
-                item.sval = f(item.sval)
-
     for node in _nodes(root):
         kind = type(node).__name__
         if kind == "RangeVar":
             node.schemaname, node.relname = f(node.schemaname), f(node.relname)
         elif kind == "ColumnRef":
-            strings(node.fields)
-        elif kind == "ResTarget":
-            node.name = f(node.name)
-        elif kind == "Alias":
-            node.aliasname = f(node.aliasname)
-            strings(node.colnames)
-        elif kind == "CommonTableExpr":
-            node.ctename = f(node.ctename)
-            strings(node.aliascolnames)
+            for item in node.fields or ():
+                if isinstance(item, A.String):
+                    item.sval = f(item.sval)
 
 
 def _nodes(root):
@@ -535,6 +538,20 @@ def _invalid(message: str, sql: str):
     raise InvalidParameter(message, detail=_shown(sql), hint=_HINT)
 
 
+class NotAllowed(InsufficientPrivilege):
+    """A refusal that names what was refused: ``kind`` is "function" or
+    "relation", ``schema`` may be None, ``name`` as written (folded)."""
+
+    def __init__(self, message, *, kind, schema, name, **kw):
+        super().__init__(message, **kw)
+        self.kind, self.schema, self.name = kind, schema, name
+
+
+def _refuse_name(kind: str, schema, name, message: str, sql: str, hint: str = _HINT):
+    raise NotAllowed(f"SQL refused: {message}", kind=kind, schema=schema, name=name,
+                     detail=_shown(sql), hint=hint)
+
+
 def _refuse(message: str, sql: str, hint: str = _HINT):
     raise InsufficientPrivilege(f"SQL refused: {message}", detail=_shown(sql), hint=hint)
 
@@ -571,8 +588,9 @@ class _Objects:
         if schema is not None:
             self._schema_ok(schema, name, sql)
             if self.allowed is not None and (schema, name) not in self.allowed:
-                _refuse(f"relation {_q(schema)}.{_q(name)} is not in the object list",
-                        sql, _HINT_OBJECTS)
+                _refuse_name("relation", schema, name,
+                             f"relation {_q(schema)}.{_q(name)} is not in the object list",
+                             sql, _HINT_OBJECTS)
             self.seen.add((schema, name))
             return
         if self.allowed is None:
@@ -589,7 +607,8 @@ class _Objects:
                         + ", ".join(_q(s) for s in matches), sql, _HINT_OBJECTS)
             found = matches[0] if matches else None
         if found is None:
-            _refuse(f"relation {_q(name)} is not in the object list", sql, _HINT_OBJECTS)
+            _refuse_name("relation", None, name, f"relation {_q(name)} is not in the object list",
+                         sql, _HINT_OBJECTS)
         self._schema_ok(found, name, sql)
         rv.schemaname = found  # what runs is what was checked
         self.seen.add((found, name))
@@ -688,7 +707,8 @@ class _Walker:
             _refuse(f"function {shown} is not a built-in function that may be called", self.sql)
         name = parts[-1]
         if name not in ALLOWED_FUNCTIONS:
-            _refuse(f"function {shown} is not on the allow-list", self.sql)
+            _refuse_name("function", None, name, f"function {shown} is not on the allow-list",
+                         self.sql)
         self.functions.add(name)
         return name
 
@@ -800,7 +820,8 @@ def _second_opinion(normalised: str, sql: str):
         if isinstance(node, exp.Anonymous):
             name = node.name.lower() if isinstance(node.name, str) else ""
             if name and name not in ALLOWED_FUNCTIONS and name not in _SYNTAX_NAMES:
-                _refuse(f"function {name} is not on the allow-list", sql)
+                _refuse_name("function", None, name, f"function {name} is not on the allow-list",
+                             sql)
 
 
 def _bracket_depth(text: str) -> int:
@@ -887,5 +908,6 @@ def _same(a, b) -> bool:
     return a == b
 
 
-__all__ = ["ALLOWED_FUNCTIONS", "CATALOG_SCHEMAS", "Checked", "EXTENSION_SCHEMAS", "check",
+__all__ = ["ALLOWED_FUNCTIONS", "CATALOG_SCHEMAS", "Checked", "EXTENSION_SCHEMAS", "NotAllowed",
+           "check",
            "shown", "without_trailing_prose"]

@@ -169,6 +169,7 @@ def _render(value, depth: int) -> str:
         if not value:
             return "[]"
         return "[\n" + ",\n".join(inner + _render(v, depth + 1) for v in value) + "\n" + pad + "]"
-    if isinstance(value, Decimal):
-        return str(value)
+    if isinstance(value, Decimal):  # Oracle prints 21.2, not 21.2000000000000000
+        text = format(value, "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
     return json.dumps(value, ensure_ascii=False)
