@@ -530,6 +530,20 @@ def test_forbidden_function_is_refused_not_repaired(people, llm):
     assert len(llm.requests) == 1
 
 
+def test_unknown_names_are_mistakes_that_get_a_repair_round(people, llm):
+    """A function or table that exists nowhere (another dialect's, a misspelling) is not a
+    refusal: the model gets one repair round, even with enforce_object_list on."""
+    make_profile(people, llm, object_list=[{"owner": "alice", "name": "people"}])
+    for bad in ("SELECT count(*) AS n FROM alice.person p",
+                "SELECT made_up_fn(p.name) AS n FROM alice.people p"):
+        with case(bad):
+            llm.reset()
+            llm.script(Answer(bad), Answer(PEOPLE_COUNT))
+            assert '"People Count" : 5' in generate(people, "how many people", action="runsql")
+            assert len(llm.requests) == 2
+            assert bad in llm.requests[1].json["messages"][-1]["content"]
+
+
 # --- 6. enforce_object_list --------------------------------------------------------------------
 
 def test_enforce_object_list(people, llm):
