@@ -3,7 +3,7 @@
 #   make install   install PostgreSQL + PL/Python if missing, the Python package and the extension
 #   make test      install, start a throwaway cluster, run the whole pytest suite, stop it
 #   make demo      install, start a throwaway cluster, load sample data, run the psql walk-through
-#   make bench     install, start a throwaway cluster, print the overhead benchmark
+#   make bench     install, start a throwaway cluster, print the benchmarks (bench/)
 #
 # No PGXS: the extension has no C code, so installing it is copying two files
 # into `pg_config --sharedir`/extension; PGXS would drag in postgresql-server-dev
@@ -72,7 +72,8 @@ bench: install venv
 	scripts/pg-cluster.sh stop $(BENCH_DIR); rm -rf $(BENCH_DIR)
 	scripts/pg-cluster.sh start $(BENCH_DIR) $(BENCH_PORT)
 	export DCA_PGHOST=$(BENCH_DIR)/sock DCA_PGPORT=$(BENCH_PORT); \
-	  $(VENV)/bin/python bench/bench_generate.py && $(VENV)/bin/python bench/bench_conversations.py; \
+	  $(VENV)/bin/python bench/bench_generate.py && $(VENV)/bin/python bench/bench_conversations.py \
+	    && $(VENV)/bin/python bench/bench_nl2sql.py; \
 	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DIR); exit $$status
 
 clean:

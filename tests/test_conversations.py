@@ -21,9 +21,13 @@ MALFORMED = ("abc", "", "40D1E4B2-8E1B-10C4-E063-1A5B000A677", "40D1E4B2-8E1B-10
 
 CONV_COLS = ["conversation_id", "conversation_title", "description", "created", "modified",
              "retention_days", "conversation_length", "tags"]
-PROMPT_COLS = ["conversation_prompt_id", "conversation_id", "conversation_title", "profile_name",
-               "prompt_action", "prompt", "prompt_response", "created", "modified",
-               "client_identifier", "client_ip", "sid", "serial#"]
+# Oracle's columns first, in Oracle's order, then what this extension adds (accounting, rating).
+ORACLE_PROMPT_COLS = ["conversation_prompt_id", "conversation_id", "conversation_title",
+                      "profile_name", "prompt_action", "prompt", "prompt_response", "created",
+                      "modified", "client_identifier", "client_ip", "sid", "serial#"]
+PROMPT_COLS = ORACLE_PROMPT_COLS + [
+    "provider", "model", "prompt_version", "input_tokens", "output_tokens", "tokens_estimated",
+    "latency_ms", "rating", "rating_comment", "rated"]
 
 
 # --- helpers ---------------------------------------------------------------------------------

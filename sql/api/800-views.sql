@@ -73,7 +73,9 @@ create view dbms_cloud_ai.user_cloud_ai_conversation_prompts with (security_invo
 select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_id,
        pg_catalog.upper(p.conversation_id::text) as conversation_id, c.title as conversation_title,
        p.profile_name, p.prompt_action, p.prompt, p.prompt_response, p.created, p.modified,
-       p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#"
+       p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#",
+       p.provider, p.model, p.prompt_version, p.input_tokens, p.output_tokens,
+       p.tokens_estimated, p.latency_ms, p.rating, p.rating_comment, p.rated
   from dbms_cloud_ai._conversation_prompt p
   join dbms_cloud_ai._conversation c on c.conversation_id operator(pg_catalog.=) p.conversation_id
  where p.owner operator(pg_catalog.=) current_user
@@ -84,7 +86,9 @@ create view dbms_cloud_ai.dba_cloud_ai_conversation_prompts with (security_invok
 select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_id,
        pg_catalog.upper(p.conversation_id::text) as conversation_id, p.owner::text as owner,
        c.title as conversation_title, p.profile_name, p.prompt_action, p.prompt, p.prompt_response,
-       p.created, p.modified, p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#"
+       p.created, p.modified, p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#",
+       p.provider, p.model, p.prompt_version, p.input_tokens, p.output_tokens,
+       p.tokens_estimated, p.latency_ms, p.rating, p.rating_comment, p.rated
   from dbms_cloud_ai._conversation_prompt p
   join dbms_cloud_ai._conversation c on c.conversation_id operator(pg_catalog.=) p.conversation_id
  where c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now();
@@ -96,3 +100,44 @@ select prompt_number, profile_name, prompt_action, prompt, prompt_response, crea
   from dbms_cloud_ai._session_conversation_prompts();
 comment on view dbms_cloud_ai.session_cloud_ai_conversation_prompts is
 'This session''s short-term conversation (profiles with "conversation": true); gone at session end';
+
+-- Model calls: every request the extension sent, with what it cost.  Yours
+-- include this session's calls whose statement failed (still in memory, see
+-- accounting.py) until a later call stores them.
+create view dbms_cloud_ai.user_cloud_ai_calls with (security_invoker = true) as
+select pg_catalog.upper(m.call_id::text) as call_id, m.created, m.profile_name, m.action,
+       m.purpose, m.provider, m.model, m.prompt_version, m.input_tokens, m.output_tokens,
+       m.tokens_estimated, m.latency_ms, m.attempts, m.status, m.error_sqlstate, m.http_status,
+       pg_catalog.upper(m.conversation_id::text) as conversation_id,
+       pg_catalog.upper(m.conversation_prompt_id::text) as conversation_prompt_id
+  from (select * from dbms_cloud_ai._model_call where owner operator(pg_catalog.=) current_user
+        union all
+        select * from dbms_cloud_ai._pending_calls() p
+         where not exists (select from dbms_cloud_ai._model_call c
+                            where c.call_id operator(pg_catalog.=) p.call_id)) m;
+comment on view dbms_cloud_ai.user_cloud_ai_calls is
+'Every model request you made: purpose, provider, model, prompt version, tokens, latency, status';
+
+create view dbms_cloud_ai.dba_cloud_ai_calls with (security_invoker = true) as
+select pg_catalog.upper(m.call_id::text) as call_id, m.owner::text as owner, m.created,
+       m.profile_name, m.action, m.purpose, m.provider, m.model, m.prompt_version,
+       m.input_tokens, m.output_tokens, m.tokens_estimated, m.latency_ms, m.attempts, m.status,
+       m.error_sqlstate, m.http_status, pg_catalog.upper(m.conversation_id::text) as conversation_id,
+       pg_catalog.upper(m.conversation_prompt_id::text) as conversation_prompt_id
+  from dbms_cloud_ai._model_call m;
+comment on view dbms_cloud_ai.dba_cloud_ai_calls is 'Every model request of every role (dbms_cloud_ai_admin only)';
+
+create view dbms_cloud_ai.user_cloud_ai_message_sources with (security_invoker = true) as
+select pg_catalog.upper(s.call_id::text) as call_id,
+       pg_catalog.upper(s.conversation_prompt_id::text) as conversation_prompt_id,
+       s.source_kind, s.source_id, s.similarity
+  from dbms_cloud_ai._message_source s
+ where s.owner operator(pg_catalog.=) current_user;
+comment on view dbms_cloud_ai.user_cloud_ai_message_sources is
+'The retrieved context (feedback examples, memories) each answer used, with its similarity';
+
+create view dbms_cloud_ai.user_cloud_ai_token_budgets with (security_invoker = true) as
+select b.principal::text as principal, b.daily_tokens, b.modified
+  from dbms_cloud_ai._token_budget b;
+comment on view dbms_cloud_ai.user_cloud_ai_token_budgets is
+'The daily token budgets that apply to you (yours and PUBLIC''s); administrators see all';

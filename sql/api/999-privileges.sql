@@ -16,14 +16,21 @@ grant select on dbms_cloud_ai._host_ace to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._conversation, dbms_cloud_ai._conversation_prompt
    to dbms_cloud_ai_user;
 grant insert, update, delete on dbms_cloud_ai._host_ace to dbms_cloud_ai_admin;
+grant select, insert on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai._token_budget to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._token_budget to dbms_cloud_ai_admin;
 
 grant select on dbms_cloud.user_credentials, dbms_cloud_ai.user_cloud_ai_profiles,
                 dbms_cloud_ai.user_cloud_ai_profile_attributes, dbms_cloud_ai.profile_attribute_names,
                 dbms_cloud_ai.user_host_aces, dbms_cloud_ai.user_cloud_ai_conversations,
                 dbms_cloud_ai.user_cloud_ai_conversation_prompts,
-                dbms_cloud_ai.session_cloud_ai_conversation_prompts
+                dbms_cloud_ai.session_cloud_ai_conversation_prompts,
+                dbms_cloud_ai.user_cloud_ai_calls, dbms_cloud_ai.user_cloud_ai_message_sources,
+                dbms_cloud_ai.user_cloud_ai_token_budgets
    to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.dba_cloud_ai_profiles, dbms_cloud_ai.dba_cloud_ai_profile_attributes,
                 dbms_cloud_ai.dba_host_aces, dbms_cloud_ai.dba_cloud_ai_conversations,
-                dbms_cloud_ai.dba_cloud_ai_conversation_prompts
+                dbms_cloud_ai.dba_cloud_ai_conversation_prompts, dbms_cloud_ai.dba_cloud_ai_calls,
+                dbms_cloud_ai.user_cloud_ai_token_budgets
    to dbms_cloud_ai_admin;

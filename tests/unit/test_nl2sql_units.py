@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 import pathlib
-from decimal import Decimal
 
 import pytest
 
@@ -46,13 +45,19 @@ def test_extract_of_nothing_is_empty():
 
 
 def test_oracle_json_layout_order_duplicates_and_types():
-    rows = [json.loads('{"Name": "Ann", "n": 1, "n": 2.50, "x": null, "ok": true, "a": [1, {"b": "c"}]}',
-                       object_pairs_hook=sqlrun._Pairs, parse_float=Decimal)]
-    assert sqlrun.oracle_json(rows) == (
-        '[\n  {\n    "Name" : "Ann",\n    "n" : 1,\n    "n" : 2.5,\n    "x" : null,\n'
-        '    "ok" : true,\n    "a" : [\n      1,\n      {\n        "b" : "c"\n      }\n    ]\n  }\n]')
-    assert sqlrun.Result(['{"Total Customers":55500}'], None).as_oracle_json() == \
+    # rows as _run_readonly returns them: [column name, value as JSON text] pairs
+    row = json.dumps([["Name", '"Ann"'], ["n", "1"], ["n", "2.50"], ["avg", "21.2000000000000000"],
+                      ["x", "null"], ["ok", "true"], ["a", '[1,{"b":"c"}]'], ["big", "1e+20"]])
+    result = sqlrun.Result([row], None)
+    assert result.as_oracle_json() == (
+        '[\n  {\n    "Name" : "Ann",\n    "n" : 1,\n    "n" : 2.5,\n    "avg" : 21.2,\n'
+        '    "x" : null,\n    "ok" : true,\n    "a" : [1,{"b":"c"}],\n    "big" : 1e+20\n  }\n]')
+    assert result.compact() == ['{"Name":"Ann","n":1,"n":2.50,"avg":21.2000000000000000,"x":null,'
+                                '"ok":true,"a":[1,{"b":"c"}],"big":1e+20}']
+    assert sqlrun.Result(['[["Total Customers", "55500"]]'], None).as_oracle_json() == \
         '[\n  {\n    "Total Customers" : 55500\n  }\n]'
+    deep = "[" * 5000 + "]" * 5000   # never parsed: no RecursionError
+    assert deep in sqlrun.Result([json.dumps([["j", deep]])], None).as_oracle_json()
 
 
 def test_words_are_lower_case_singular_and_without_filler():

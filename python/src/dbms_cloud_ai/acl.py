@@ -64,7 +64,7 @@ def _ports(lower_port, upper_port):
     return lower_port, upper_port
 
 
-def _principal(plpy, principal_name):
+def principal(plpy, principal_name):
     if principal_name is None or principal_name.strip().upper() == "PUBLIC":
         return "PUBLIC"
     if db.one(plpy, "select 1 as x from pg_catalog.pg_roles where rolname = $1",
@@ -78,7 +78,7 @@ def append_ace(plpy, host, principal_name, lower_port, upper_port):
     require_admin(plpy, "dbms_cloud_ai.append_host_ace")
     h = normalize_host(host)
     lo, hi = _ports(lower_port, upper_port)
-    who = _principal(plpy, principal_name)
+    who = principal(plpy, principal_name)
     db.query(plpy, """
         insert into dbms_cloud_ai._host_ace (host, lower_port, upper_port, principal_name)
         select $1, $2, $3, $4 where not exists (
@@ -91,7 +91,7 @@ def remove_ace(plpy, host, principal_name, lower_port, upper_port):
     require_admin(plpy, "dbms_cloud_ai.remove_host_ace")
     h = normalize_host(host)
     lo, hi = _ports(lower_port, upper_port)
-    who = _principal(plpy, principal_name) if principal_name is not None else "PUBLIC"
+    who = principal(plpy, principal_name) if principal_name is not None else "PUBLIC"
     db.query(plpy, """
         delete from dbms_cloud_ai._host_ace where host = $1 and principal_name = $4
            and lower_port is not distinct from $2 and upper_port is not distinct from $3""",

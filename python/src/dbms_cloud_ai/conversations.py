@@ -19,7 +19,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
-from . import db
+from . import accounting, db
 from .errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.conversation_id"
@@ -307,27 +307,44 @@ def _messages(rows):
     return out
 
 
-def record(plpy, thread: Thread, profile_name, action, prompt, response):
-    """Write one turn (prompt and response together) after the model answered."""
+def new_prompt_id() -> str:
+    return str(uuid.uuid4())
+
+
+_NO_TOTALS = dict.fromkeys(("provider", "model", "prompt_version", "input_tokens",
+                            "output_tokens", "tokens_estimated", "latency_ms"))
+
+
+def record(plpy, thread: Thread, profile_name, action, prompt, response, prompt_id=None,
+           totals=None):
+    """Write one turn (prompt and response together) after the model answered,
+    with what its model calls cost (``accounting.turn_totals``)."""
     if thread.kind == "session":
         _session_record(plpy, profile_name, action, prompt, response)
         return True
+    t = {**_NO_TOTALS, **(totals or {})}
     try:
         with plpy.subtransaction():
             row = db.one(plpy, f"""
                 insert into dbms_cloud_ai._conversation_prompt
                        (conversation_prompt_id, conversation_id, profile_name, prompt_action, prompt,
-                        prompt_response, client_identifier, client_ip, sid, serial_no)
+                        prompt_response, client_identifier, client_ip, sid, serial_no,
+                        provider, model, prompt_version, input_tokens, output_tokens,
+                        tokens_estimated, latency_ms)
                 select $1::uuid, c.conversation_id, $3, $4, $5, $6,
                        nullif(pg_catalog.current_setting('application_name'), ''),
                        pg_catalog.host(pg_catalog.inet_client_addr()), pg_catalog.pg_backend_pid(),
                        (select (extract(epoch from a.backend_start) * 1000000)::bigint
-                          from pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) a)
+                          from pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) a),
+                       $7, $8, $9, $10, $11, $12, $13
                   from dbms_cloud_ai._conversation c
                  where c.conversation_id = $2::uuid and c.owner = current_user and {_LIVE}
-                returning 1 as x""", ("text", "text", "text", "text", "text", "text"),
-                         (str(uuid.uuid4()), thread.conversation_id, profile_name, action.upper(),
-                          prompt, response))
+                returning 1 as x""", ("text", "text", "text", "text", "text", "text",
+                                     "text", "text", "text", "int4", "int4", "bool", "int4"),
+                         (prompt_id or new_prompt_id(), thread.conversation_id, profile_name,
+                          action.upper(), prompt, response, t["provider"], t["model"],
+                          t["prompt_version"], t["input_tokens"], t["output_tokens"],
+                          t["tokens_estimated"], t["latency_ms"]))
     except plpy.spiexceptions.ForeignKeyViolation:
         row = None
     if row is None:  # dropped (or expired) while the model was answering
@@ -455,12 +472,15 @@ def purge_batch(plpy, batch_size) -> int:
     return deleted
 
 
+_TITLE_SYSTEM = ("You name conversations. Reply with a JSON object and nothing else: "
+                 '{"title": "<at most 8 words>", "description": "<one sentence>"}.')
+TITLE_VERSION = accounting.version("title", _TITLE_SYSTEM)
+
+
 def title_request(prompt: str, response: str) -> list[dict]:
     """The messages asking the model to name a conversation after its first turn."""
     return [
-        {"role": "system", "content":
-            "You name conversations. Reply with a JSON object and nothing else: "
-            '{"title": "<at most 8 words>", "description": "<one sentence>"}.'},
+        {"role": "system", "content": _TITLE_SYSTEM},
         {"role": "user", "content": f"First question:\n{prompt}\n\nFirst answer:\n{response[:2000]}"},
     ]
 

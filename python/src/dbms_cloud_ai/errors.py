@@ -93,6 +93,16 @@ class ProviderRejected(ProviderError):
     sqlstate, condition = "LL004", "provider_rejected_request"
 
 
+class TokenBudgetExceeded(DcaError):
+    """A daily token budget would be exceeded: refused before any request."""
+
+    sqlstate, condition = "53400", "configuration_limit_exceeded"
+
+
+class ResultTooLarge(DcaError):
+    sqlstate, condition = "54000", "program_limit_exceeded"
+
+
 class GeneratedSqlFailed(DcaError):
     """The model's SQL still did not parse, plan or run after the repair round."""
 
@@ -135,6 +145,12 @@ SQLSTATES = {
               "the provider answered 2xx with a body that is not the expected JSON"),
     "LL004": ("provider_rejected_request",
               "any other HTTP 4xx (400, 404, 422, ...) or a redirect; not retried"),
+    "53400": ("configuration_limit_exceeded",
+              "a daily token budget (dbms_cloud_ai.set_token_budget) would be exceeded; "
+              "refused before any request is sent"),
+    "54000": ("program_limit_exceeded",
+              "a single row of a generated query's result is larger than "
+              "dbms_cloud_ai.max_result_bytes"),
     "LL005": ("generated_sql_failed",
               "the model's SQL could not be parsed, planned or run even after one repair "
               "attempt; DETAIL has the last SQL and the error"),

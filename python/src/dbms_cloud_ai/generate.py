@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from . import attributes, conversations, llm, nl2sql, profiles
+from . import accounting, attributes, conversations, llm, nl2sql, profiles
 from .errors import DcaError, FeatureNotSupported, InvalidParameter
 
 ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat", "showprompt",
@@ -47,9 +47,13 @@ class Call:
         return self.thread.history if self.thread else []
 
 
+CHAT_VERSION = accounting.version("chat", "system: role, additional_instructions; history; prompt")
+
+
 def _chat(call: Call) -> str:
     messages = call.system() + call.history() + [{"role": "user", "content": call.prompt}]
-    return llm.chat(call.plpy, call.attrs, messages, call.ctx).text
+    return llm.chat(call.plpy, call.attrs, messages, call.ctx,
+                    prompt_version=CHAT_VERSION).text
 
 
 def _nl2sql(action):
@@ -101,20 +105,31 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
     thread = conversations.for_call(plpy, params, attrs, _READS_HISTORY_ONLY.get(name, name),
                                     profile.name, ctx.session_conversation)
     call = Call(plpy, prompt, name, profile, attrs, params, ctx, thread, list(search_path or []))
-    answer = handler(call)
-    kept = answer
-    if isinstance(answer, tuple):
-        answer, kept = answer
-    if thread is not None and name not in _READS_HISTORY_ONLY:
-        # The naming call is a model call too: make it before writing anything,
-        # so that no lock (the prompt row's key-share lock on its conversation)
-        # is held while waiting for the model.
-        named = None
-        if thread.title_pending and conversations.claim_naming(plpy, thread.conversation_id):
-            named = _name_conversation(call, kept)
-        recorded = conversations.record(plpy, thread, profile.name, name, prompt, kept)
-        if recorded and named is not None:
-            conversations.set_title(plpy, thread, *named)
+    turn = accounting.begin(ctx.who, profile.name, name)
+    try:
+        if thread is not None:
+            turn.conversation_id = thread.conversation_id
+        answer = handler(call)
+        kept = answer
+        if isinstance(answer, tuple):
+            answer, kept = answer
+        if thread is not None and name not in _READS_HISTORY_ONLY:
+            # The naming call is a model call too: make it before writing anything,
+            # so that no lock (the prompt row's key-share lock on its conversation)
+            # is held while waiting for the model.
+            named = None
+            if thread.title_pending and conversations.claim_naming(plpy, thread.conversation_id):
+                named = _name_conversation(call, kept)
+            prompt_id = conversations.new_prompt_id()
+            accounting.link_prompt(turn, prompt_id, thread.conversation_id)
+            recorded = conversations.record(plpy, thread, profile.name, name, prompt, kept,
+                                            prompt_id, accounting.turn_totals(turn))
+            if recorded and named is not None:
+                conversations.set_title(plpy, thread, *named)
+        if ctx.settings.get("ro") != "on":  # else kept until a read-write call
+            accounting.flush(plpy, ctx.who)
+    finally:
+        accounting.end()
     return answer
 
 
@@ -144,7 +159,8 @@ def _name_conversation(call: Call, answer: str) -> tuple[str | None, str | None]
     overrun it and the statement, answer included, would be cancelled."""
     try:
         reply = llm.chat(call.plpy, call.attrs, conversations.title_request(call.prompt, answer),
-                         replace(call.ctx, settings=None)).text
+                         replace(call.ctx, settings=None), purpose="title",
+                         prompt_version=conversations.TITLE_VERSION).text
         return conversations.parse_title(reply)
     except DcaError:
         return None, None

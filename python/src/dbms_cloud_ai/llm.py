@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import time
 
-from . import acl, credentials, db, http, providers
-from .errors import InvalidParameter, ProviderTimeout
+from . import accounting, acl, budget, credentials, db, http, providers
+from .errors import DcaError, InvalidParameter, ProviderTimeout
 from .providers import ChatRequest, Completion
 
 DEFAULT_HTTP_TIMEOUT = 120.0  # seconds for one call, retries included
@@ -25,7 +25,10 @@ def _seconds(value, default_unit):
     if not m:
         return None
     unit = _UNITS.get(m.group(2) or default_unit)
-    return float(m.group(1)) * unit if unit else None
+    try:
+        return float(m.group(1)) * unit if unit else None
+    except ValueError:  # "." or "1.2.3"
+        return None
 
 
 # The time-budget settings: read alone by _budget, or as part of the one query
@@ -36,7 +39,8 @@ SETTINGS_COLUMNS = """
            pg_catalog.current_setting('statement_timeout') as st,
            pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
            pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma,
-           pg_catalog.current_setting('dbms_cloud_ai.schema_context_tokens', true) as sct"""
+           pg_catalog.current_setting('dbms_cloud_ai.schema_context_tokens', true) as sct,
+           pg_catalog.current_setting('transaction_read_only') as ro"""
 _SETTINGS = "select" + SETTINGS_COLUMNS
 
 
@@ -71,9 +75,12 @@ def _budget(plpy, row: dict | None = None) -> tuple[float, int]:
     return time.monotonic() + budget, attempts
 
 
-def chat(plpy, attrs: dict, messages: list[dict], ctx=None) -> Completion:
-    """One chat completion.  ``ctx`` (profiles.CallContext) saves the lookups
-    that the profile query already made."""
+def chat(plpy, attrs: dict, messages: list[dict], ctx=None, *, purpose: str = "answer",
+         prompt_version: str = "chat") -> Completion:
+    """One chat completion, recorded by ``accounting`` whether it succeeds or
+    not.  ``ctx`` (profiles.CallContext) saves the lookups that the profile
+    query already made.  ``purpose`` and ``prompt_version`` say what the
+    request was for (answer, repair, explanation, ...) and which template."""
     provider = providers.for_attributes(attrs)
     req = ChatRequest(messages=messages, model=provider.model(attrs),
                       temperature=attrs.get("temperature"),
@@ -81,6 +88,7 @@ def chat(plpy, attrs: dict, messages: list[dict], ctx=None) -> Completion:
                       stop=attrs.get("stop_tokens"), seed=attrs.get("seed"))
     url = provider.url(attrs, req)
     acl.check_egress(plpy, url, ctx.aces if ctx else None)
+    budget.check(plpy, ctx, messages)
     key = None
     if attrs.get("credential_name"):
         key = credentials.api_key(plpy, attrs["credential_name"], ctx.credential if ctx else None)
@@ -89,8 +97,19 @@ def chat(plpy, attrs: dict, messages: list[dict], ctx=None) -> Completion:
         raise ProviderTimeout(f"no time left to call provider {provider.name}",
                               detail="statement_timeout has (almost) expired",
                               hint="Raise statement_timeout.")
-    reply = http.post_json(url, provider.headers(key, attrs), provider.body(req, attrs),
-                           provider=provider.name, deadline=deadline, max_attempts=attempts)
-    completion = provider.parse(reply.data, req)
+    started = time.monotonic()
+    try:
+        reply = http.post_json(url, provider.headers(key, attrs), provider.body(req, attrs),
+                               provider=provider.name, deadline=deadline, max_attempts=attempts)
+        completion = provider.parse(reply.data, req)
+    except DcaError as e:
+        accounting.record(provider=provider.name, model=req.model, purpose=purpose,
+                          prompt_version=prompt_version, error=e,
+                          latency_ms=(time.monotonic() - started) * 1000,
+                          attempts=getattr(e, "attempts", 1))
+        raise
     completion.extra.update(attempts=reply.attempts, latency_ms=reply.elapsed_ms)
+    completion.extra["call_id"] = accounting.record(
+        provider=provider.name, model=req.model, purpose=purpose, prompt_version=prompt_version,
+        completion=completion, latency_ms=reply.elapsed_ms, attempts=reply.attempts)
     return completion

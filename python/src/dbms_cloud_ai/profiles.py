@@ -144,6 +144,8 @@ class CallContext:
     aces: list                # host ACEs visible to the caller: [host, lower_port, upper_port]
     settings: dict            # elapsed (s since statement start), st, ht, ma, sct
     session_conversation: str | None = None  # the setting dbms_cloud_ai.conversation_id
+    who: str | None = None                   # current_user
+    budgets: dict | None = None              # token budgets that apply: {role or PUBLIC: tokens}
 
 
 _CALL = f"""
@@ -152,7 +154,10 @@ _CALL = f"""
            c.enabled as cred_enabled,
            (select pg_catalog.json_agg(pg_catalog.json_build_array(a.host, a.lower_port, a.upper_port))
               from dbms_cloud_ai._host_ace a)::text as aces,
-           pg_catalog.current_setting('{conversations.SESSION_GUC}', true) as conv,{llm.SETTINGS_COLUMNS}
+           pg_catalog.current_setting('{conversations.SESSION_GUC}', true) as conv,
+           current_user::text as who,
+           (select pg_catalog.json_object_agg(b.principal, b.daily_tokens)
+              from dbms_cloud_ai._token_budget b)::text as budgets,{llm.SETTINGS_COLUMNS}
       from dbms_cloud_ai._profile p
       left join dbms_cloud._credential c
         on c.owner = current_user and c.credential_name = p.credential_name
@@ -182,5 +187,6 @@ def for_call(plpy, profile_name) -> CallContext:
         credential = {"name": row["cred_name"], "owner": row["cred_owner"], "secret": row["secret"],
                       "key_id": row["key_id"], "enabled": row["cred_enabled"]}
     return CallContext(profile, credential, json.loads(row["aces"] or "[]"),
-                       {k: row[k] for k in ("elapsed", "st", "ht", "ma", "sct")},
-                       (row["conv"] or "").lower() or None)
+                       {k: row[k] for k in ("elapsed", "st", "ht", "ma", "sct", "ro")},
+                       (row["conv"] or "").lower() or None, row["who"],
+                       json.loads(row["budgets"]) if row["budgets"] else {})

@@ -124,6 +124,15 @@ class Catalog:
     scope: str                               # what was asked for, for messages
     unmatched: list[str]                     # object_list entries with nothing readable
     fingerprint: str = ""
+    _texts: dict = field(default_factory=dict, repr=False)
+
+    def texts(self, comments: bool, constraints: bool) -> dict:
+        """Each table's DDL for these flags, rendered once per cached catalog."""
+        key = (comments, constraints)
+        if key not in self._texts:
+            self._texts[key] = {(t.schema, t.name): t.ddl(comments, constraints)
+                                for t in self.tables}
+        return self._texts[key]
 
     def allowed(self) -> set[tuple[str, str]]:
         return {(t.schema, t.name) for t in self.tables}
@@ -196,24 +205,24 @@ _READ = f"""
 # (including the tables foreign keys point to: their privileges decide
 # whether a key is shown).
 _FINGERPRINT = f"""
-    with scope as ({_SCOPE}), c as (select c.xmin from pg_catalog.pg_class c where c.oid in
-                                        (select oid from scope))
+    with scope as ({_SCOPE}), ids as (select pg_catalog.array_agg(oid) as a from scope)
     select pg_catalog.concat_ws('/',
-        (select pg_catalog.count(*) || ':' || pg_catalog.sum(c.xmin::text::int8) from c),
+        (select pg_catalog.count(*) || ':' || pg_catalog.sum(c.xmin::text::int8)
+           from pg_catalog.pg_class c where c.oid = any ((select a from ids)::oid[])),
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(a.xmin::text::int8)
-           from pg_catalog.pg_attribute a where a.attrelid in (select oid from scope)
+           from pg_catalog.pg_attribute a where a.attrelid = any ((select a from ids)::oid[])
             and a.attnum > 0),
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(d.xmin::text::int8)
-           from pg_catalog.pg_description d where d.objoid in (select oid from scope)
+           from pg_catalog.pg_description d where d.objoid = any ((select a from ids)::oid[])
             and d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass),
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(k.xmin::text::int8)
-           from pg_catalog.pg_constraint k where k.conrelid in (select oid from scope)),
+           from pg_catalog.pg_constraint k where k.conrelid = any ((select a from ids)::oid[])),
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(n.xmin::text::int8)
            from pg_catalog.pg_namespace n),
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(r.xmin::text::int8)
            from pg_catalog.pg_class r where r.oid in
                 (select k.confrelid from pg_catalog.pg_constraint k
-                  where k.conrelid in (select oid from scope) and k.contype = 'f')),
+                  where k.conrelid = any ((select a from ids)::oid[]) and k.contype = 'f')),
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(m.xmin::text::int8)
            from pg_catalog.pg_auth_members m)) as fp, current_user::text as who"""
 
@@ -348,7 +357,7 @@ def select(catalog: Catalog, question: str, history: list[str], attrs: dict,
             hint="Check the profile's object_list (dbms_cloud_ai.set_attribute) and that you "
                  "have SELECT on its tables.")
     comments, constraints = bool(attrs.get("comments")), bool(attrs.get("constraints"))
-    texts = {(t.schema, t.name): t.ddl(comments, constraints) for t in catalog.tables}
+    texts = catalog.texts(comments, constraints)
     limit = budget * CHARS_PER_TOKEN
     total = sum(len(x) + 2 for x in texts.values())
     automated = attrs.get("object_list_mode") == "automated"

@@ -6,7 +6,7 @@ SQLSTATE, detail and hint.
 
 from __future__ import annotations
 
-from . import acl, attributes, conversations, credentials, generate as _generate, profiles
+from . import accounting, acl, attributes, budget, conversations, credentials, generate as _generate, profiles
 from .boundary import sql_entry
 
 # --- dbms_cloud ---------------------------------------------------------------
@@ -185,3 +185,16 @@ def schedule_conversation_purge(plpy, schedule, batch_size):
 @sql_entry
 def unschedule_conversation_purge(plpy):
     return conversations.unschedule_purge(plpy)
+
+
+# --- dbms_cloud_ai: accounting and budgets --------------------------------------
+
+
+@sql_entry
+def pending_calls(plpy):
+    return accounting.pending(plpy, plpy.execute("select current_user::text as u")[0]["u"])
+
+
+@sql_entry
+def set_token_budget(plpy, principal_name, daily_tokens):
+    budget.set_budget(plpy, principal_name, daily_tokens)

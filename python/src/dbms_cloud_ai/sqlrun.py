@@ -23,11 +23,11 @@ Limits (settings, any role may lower or raise them within the hard caps):
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
-from decimal import Decimal
 
 from . import db
-from .errors import InvalidParameter, NotInPrerequisiteState
+from .errors import InvalidParameter, NotInPrerequisiteState, ResultTooLarge
 from .llm import _seconds
 
 DEFAULT_MAX_STATEMENT_TIMEOUT = 300.0
@@ -44,12 +44,21 @@ class Limits:
 
 @dataclass
 class Result:
-    rows: list[str]            # each row as JSON object text, columns in query order
+    """Rows as JSON arrays of [column name, value as JSON text] pairs (the form
+    _run_readonly returns: order and repeated names kept, values never parsed)."""
+
+    rows: list[str]
     truncated: str | None      # why rows are missing, or None
 
     def as_oracle_json(self) -> str:
-        return oracle_json([json.loads(r, object_pairs_hook=_Pairs, parse_float=Decimal)
-                            for r in self.rows])
+        """Oracle's pretty JSON: ``[\n  {\n    "key" : value\n  }\n]``; nested
+        values (json, arrays of a row) are written as PostgreSQL wrote them."""
+        return oracle_json([json.loads(r) for r in self.rows])
+
+    def compact(self) -> list[str]:
+        """Each row as a JSON object text, for the model (narrate)."""
+        return ["{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + v
+                               for k, v in json.loads(r)) + "}" for r in self.rows]
 
 
 _LIMITS = """
@@ -109,7 +118,7 @@ _HELD = """
            as held
       from pg_catalog.pg_locks l
      where l.locktype = 'advisory' and l.pid = pg_catalog.pg_backend_pid() and l.granted"""
-_RELEASE = "select dbms_cloud_ai._release_advisory_locks($1) as n"
+_RELEASE = "select dbms_cloud_ai._release_advisory_locks($1) as lost"
 
 
 def run(plpy, sql: str, search_path: list[str], lim: Limits) -> Result:
@@ -129,11 +138,20 @@ def run(plpy, sql: str, search_path: list[str], lim: Limits) -> Result:
     except _Undo:
         pass
     finally:
-        db.query(plpy, _RELEASE, ("text[]",), (held,))
+        lost = db.one(plpy, _RELEASE, ("text[]",), (held,))["lost"]
+        if lost:
+            plpy.warning("generated SQL released advisory locks of yours that another session "
+                         "then took: " + ", ".join(lost))
     out = [r["r"] for r in rows]
     truncated = None
     if out and out[-1] is None:
         out.pop()
+        if not out:
+            raise ResultTooLarge(
+                f"the first row of the result is larger than dbms_cloud_ai.max_result_bytes "
+                f"({lim.max_bytes})",
+                hint="Ask for fewer or shorter columns, or raise it: "
+                     "SET dbms_cloud_ai.max_result_bytes = 16777216;")
         truncated = f"the result was cut at {lim.max_bytes} bytes (dbms_cloud_ai.max_result_bytes)"
     elif len(out) > lim.max_rows:
         out = out[:lim.max_rows]
@@ -145,31 +163,25 @@ def run(plpy, sql: str, search_path: list[str], lim: Limits) -> Result:
 
 # --- Oracle's JSON rendering ---------------------------------------------------
 
-class _Pairs(list):
-    """A JSON object as its key/value pairs: keeps order and repeated keys."""
-
-    def __init__(self, pairs):
-        super().__init__(pairs)
+_DECIMAL = re.compile(r"-?[0-9]+\.[0-9]+\Z")
 
 
-def oracle_json(rows: list) -> str:
-    """``[\\n  {\\n    "key" : value\\n  }\\n]``: Oracle's pretty JSON."""
-    return _render(rows, 0)
+def _value(raw: str) -> str:
+    """A value's JSON text; numbers without trailing zeros (21.2, not 21.2000)."""
+    if _DECIMAL.match(raw):
+        return raw.rstrip("0").rstrip(".")
+    return raw
 
 
-def _render(value, depth: int) -> str:
-    pad, inner = "  " * depth, "  " * (depth + 1)
-    if isinstance(value, _Pairs):
-        if not value:
-            return "{}"
-        items = [f"{inner}{json.dumps(k, ensure_ascii=False)} : {_render(v, depth + 1)}"
-                 for k, v in value]
-        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(value, list):
-        if not value:
-            return "[]"
-        return "[\n" + ",\n".join(inner + _render(v, depth + 1) for v in value) + "\n" + pad + "]"
-    if isinstance(value, Decimal):  # Oracle prints 21.2, not 21.2000000000000000
-        text = format(value, "f")
-        return text.rstrip("0").rstrip(".") if "." in text else text
-    return json.dumps(value, ensure_ascii=False)
+def oracle_json(rows: list[list]) -> str:
+    """Rows given as [[key, raw JSON value], ...] lists, laid out as Oracle does."""
+    if not rows:
+        return "[]"
+    objects = []
+    for pairs in rows:
+        if not pairs:
+            objects.append("  {}")
+            continue
+        items = [f"    {json.dumps(k, ensure_ascii=False)} : {_value(v)}" for k, v in pairs]
+        objects.append("  {\n" + ",\n".join(items) + "\n  }")
+    return "[\n" + ",\n".join(objects) + "\n]"

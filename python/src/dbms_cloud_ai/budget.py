@@ -1,0 +1,85 @@
+"""Daily token budgets: refuse a request that would exceed one, before it is sent.
+
+An administrator sets a budget for a role (the tokens of its own calls) or for
+PUBLIC (the tokens of every call in the database) with ``set_token_budget``.
+A day is a UTC calendar day.  Used tokens are the input and output tokens
+recorded by ``accounting`` (stored, plus this backend's not yet stored), and
+the request about to be sent counts with its estimated input (four characters
+per token): output cannot be known in advance.
+
+The budgets that apply to the caller come with the call's first query
+(``profiles.for_call``), so a database without budgets pays nothing.
+"""
+
+from __future__ import annotations
+
+import json
+
+from . import accounting, acl, db
+from .errors import InvalidParameter, TokenBudgetExceeded
+
+_BUDGETS = """select (select pg_catalog.json_object_agg(b.principal, b.daily_tokens)
+                        from dbms_cloud_ai._token_budget b)::text as budgets"""
+
+# This role's tokens today (its own rows: row-level security), and, when a
+# database-wide budget exists, everyone's (a SECURITY DEFINER function that
+# returns only the total).
+_USED = """
+    select (select coalesce(pg_catalog.sum(coalesce(m.input_tokens, 0)
+                                                      + coalesce(m.output_tokens, 0)), 0)
+              from dbms_cloud_ai._model_call m
+             where m.owner = current_user
+               and m.created >= pg_catalog.date_trunc('day', pg_catalog.now(), 'UTC'))::int8 as own,
+           case when $1 then dbms_cloud_ai._tokens_used_today() end as total"""
+
+
+def parse(raw: str | None) -> dict:
+    return json.loads(raw) if raw else {}
+
+
+def check(plpy, ctx, messages: list[dict]) -> None:
+    budgets = ctx.budgets if ctx is not None and ctx.budgets is not None \
+        else parse(db.one(plpy, _BUDGETS)["budgets"])
+    if not budgets:
+        return
+    who = ctx.who if ctx is not None else db.one(plpy, "select current_user::text as u")["u"]
+    own_limit, all_limit = budgets.get(who), budgets.get("PUBLIC")
+    if own_limit is None and all_limit is None:
+        return
+    estimate = sum(len(str(m.get("content") or "")) for m in messages) // 4 + 1
+    row = db.one(plpy, _USED, ("bool",), (all_limit is not None,))
+    unsaved = sum((r["input_tokens"] or 0) + (r["output_tokens"] or 0)
+                  for r in accounting.unsaved(who))
+    for limit, used, whose, hint in (
+            (own_limit, row["own"], f"role {who}",
+             "Wait until tomorrow (UTC), or ask an administrator to raise it with "
+             f"dbms_cloud_ai.set_token_budget('{who}', ...)."),
+            (all_limit, row["total"], "the database (PUBLIC)",
+             "Wait until tomorrow (UTC), or ask an administrator to raise it with "
+             "dbms_cloud_ai.set_token_budget('PUBLIC', ...).")):
+        if limit is None:
+            continue
+        used = (used or 0) + unsaved
+        if used + estimate > limit:
+            raise TokenBudgetExceeded(
+                f"daily token budget of {whose} would be exceeded",
+                detail=f"Budget {limit} tokens per UTC day; used today {used}; this request "
+                       f"needs about {estimate} input tokens.",
+                hint=hint)
+
+
+def set_budget(plpy, principal_name, daily_tokens) -> None:
+    acl.require_admin(plpy, "set_token_budget")
+    who = acl.principal(plpy, principal_name)
+    if daily_tokens is None:
+        db.query(plpy, "delete from dbms_cloud_ai._token_budget where principal = $1",
+                 ("text",), (who,))
+        return
+    if daily_tokens < 0:
+        raise InvalidParameter(f"daily_tokens must be 0 or more, not {daily_tokens}",
+                               hint="Pass NULL to remove the budget.")
+    db.query(plpy, """
+        insert into dbms_cloud_ai._token_budget (principal, daily_tokens) values ($1, $2)
+        on conflict (principal) do update
+           set daily_tokens = excluded.daily_tokens, modified = pg_catalog.now()""",
+             ("text", "int8"), (who, daily_tokens))
