@@ -22,12 +22,17 @@ import hashlib
 import json
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from . import db
 
 MAX_PENDING = 10_000
+
+# Benchmarks switch accounting off (as superuser, through GD) to measure what it
+# costs; nothing else does.
+ENABLED = True
 
 
 def version(name: str, *texts: str) -> str:
@@ -60,6 +65,20 @@ def begin(owner: str, profile_name: str | None, action: str | None) -> Turn:
     return _turn
 
 
+@contextmanager
+def turn(plpy, ctx, profile_name: str | None, action: str | None):
+    """Account the model calls made inside: they belong to this owner, profile
+    and action, and are written when the block ends without error (unless the
+    transaction is read-only: then a later call writes them)."""
+    t = begin(ctx.who, profile_name, action)
+    try:
+        yield t
+        if ctx.settings.get("ro") != "on":
+            flush(plpy, ctx.who)
+    finally:
+        end()
+
+
 def current() -> Turn | None:
     return _turn
 
@@ -74,6 +93,8 @@ def record(*, provider: str, model: str | None, purpose: str, prompt_version: st
     """Remember one request; returns its call id."""
     turn = _turn
     call_id = str(uuid.uuid4())
+    if not ENABLED:
+        return call_id
     rec = {
         "call_id": call_id,
         "owner": turn.owner if turn else None,
@@ -114,9 +135,11 @@ def add_sources(call_id: str, kind: str, items) -> None:
 
 def turn_totals(turn: Turn) -> dict:
     """Tokens and latency of a turn's calls, and the model of its last answer."""
-    recs = [r for r in _pending if r["call_id"] in set(turn.call_ids)]
+    ids = set(turn.call_ids)
+    recs = [r for r in _pending if r["call_id"] in ids]
     ok = [r for r in recs if r["status"] == "ok"]
-    last = ok[-1] if ok else (recs[-1] if recs else None)
+    answers = [r for r in ok if r["purpose"] == "answer"]
+    last = (answers or ok or recs or [None])[-1]
     return {
         "provider": last["provider"] if last else None,
         "model": last["model"] if last else None,

@@ -105,8 +105,7 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
     thread = conversations.for_call(plpy, params, attrs, _READS_HISTORY_ONLY.get(name, name),
                                     profile.name, ctx.session_conversation)
     call = Call(plpy, prompt, name, profile, attrs, params, ctx, thread, list(search_path or []))
-    turn = accounting.begin(ctx.who, profile.name, name)
-    try:
+    with accounting.turn(plpy, ctx, profile.name, name) as turn:
         if thread is not None:
             turn.conversation_id = thread.conversation_id
         answer = handler(call)
@@ -126,10 +125,6 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
                                             prompt_id, accounting.turn_totals(turn))
             if recorded and named is not None:
                 conversations.set_title(plpy, thread, *named)
-        if ctx.settings.get("ro") != "on":  # else kept until a read-write call
-            accounting.flush(plpy, ctx.who)
-    finally:
-        accounting.end()
     return answer
 
 
