@@ -192,28 +192,33 @@ _FLUSH = """
                source_id text, similarity real)
         on conflict do nothing
         returning 1)
-    select (select pg_catalog.count(*) from calls) as n,
-           case when $1::json::text <> '[]' or $2::json::text <> '[]'
-                then pg_catalog.pg_current_xact_id()::text end as xid"""
+    select (select pg_catalog.count(*) from calls) operator(pg_catalog.+)
+           (select pg_catalog.count(*) from sources) as n,
+           pg_catalog.pg_current_xact_id()::text as xid,
+           (select pg_catalog.json_object_agg(x::text, pg_catalog.pg_xact_status(x))
+              from pg_catalog.unnest($3::xid8[]) x)::text as statuses"""
 
 
 def flush(plpy, owner: str) -> None:
-    """Write this owner's pending records; forget those known to be committed."""
+    """Write this owner's records, in one statement.
+
+    Every record not yet known to be committed is sent (ON CONFLICT DO NOTHING
+    makes re-sending harmless); the same statement reports the status of the
+    transactions that wrote earlier flushes, and records whose transaction
+    committed are forgotten.  In the steady state a call sends its own records
+    and those of the call before it."""
     mine = [r for r in _pending if r["owner"] == owner]
     mine_sources = [s for s in _sources if s["owner"] == owner]
     if not mine and not mine_sources:
         return
-    statuses = _statuses(plpy, mine + mine_sources)
-    done = {x for x, s in statuses.items() if s == "committed"}
-    _forget(lambda r: r["owner"] == owner and r["_xid"] in done)
-    send = [r for r in _pending if r["owner"] == owner and _unwritten(r, statuses)]
-    send_sources = [s for s in _sources if s["owner"] == owner and _unwritten(s, statuses)]
-    if not send and not send_sources:
-        return
-    row = db.one(plpy, _FLUSH, ("text", "text"),
-                 (json.dumps([{k: r[k] for k in _COLUMNS} for r in send]),
-                  json.dumps([{k: v for k, v in s.items() if k != "_xid"} for s in send_sources])))
-    for r in send + send_sources:
+    old = sorted({r["_xid"] for r in mine + mine_sources if r["_xid"]})
+    row = db.one(plpy, _FLUSH, ("text", "text", "text[]"),
+                 (json.dumps([{k: r[k] for k in _COLUMNS} for r in mine]),
+                  json.dumps([{k: v for k, v in s.items() if k != "_xid"} for s in mine_sources]),
+                  old))
+    committed = {x for x, st in json.loads(row["statuses"] or "{}").items() if st == "committed"}
+    _forget(lambda r: r["owner"] == owner and r["_xid"] in committed)
+    for r in mine + mine_sources:
         r["_xid"] = row["xid"]
 
 
@@ -236,11 +241,6 @@ def _unwritten(rec, statuses) -> bool:
 def _forget(predicate):
     _pending[:] = [r for r in _pending if not predicate(r)]
     _sources[:] = [s for s in _sources if not predicate(s)]
-
-
-def unsaved(owner: str) -> list[dict]:
-    """This owner's records not written by any statement yet (no query)."""
-    return [r for r in _pending if r["owner"] == owner and r["_xid"] is None]
 
 
 def pending(plpy, owner: str) -> list[dict]:
