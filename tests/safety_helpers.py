@@ -123,9 +123,11 @@ WATCHED_ROLES = ["alice", "bob", "carol", "mallory", "eve", "dbms_cloud_ai_user"
 
 # Tables the extension itself writes on every model call, outside the
 # generated query: per-call accounting (one row per model request, see
-# sql/schema/060-accounting.sql where it exists).  Their growth is the calls
-# being counted, not an effect of the generated SQL.
-BOOKKEEPING = {"dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source"}
+# sql/schema/060-accounting.sql where it exists), and the NL2SQL statement
+# log that FEEDBACK names statements by (sql/schema/070-feedback.sql).  Their
+# growth is the calls being counted, not an effect of the generated SQL.
+BOOKKEEPING = {"dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source",
+               "dbms_cloud_ai._sql_statement"}
 
 
 def snapshot(admin) -> dict:

@@ -513,15 +513,11 @@ def test_naming_call_respects_what_is_left_of_statement_timeout(alice, llm):
 def test_other_actions_are_refused_before_any_write(alice, llm):
     make_profile(alice, llm, conversation=True)
     cid = create(alice, title="t")
-    for action in ("summarize", "translate", "feedback"):
-        with case(action):
-            with raises("0A000"):
-                generate(alice, "q", "P", action, params=json.dumps({"conversation_id": cid}))
-    alice.execute("select dbms_cloud_ai.set_conversation_id(%s)", (cid,))
-    for action in ("summarize", "translate"):
-        with case(f"{action} with the session's conversation"):
-            with raises("0A000"):
-                generate(alice, "q", "P", action)
+    # feedback is no conversation action: it neither reads nor writes one (and here has no
+    # NL2SQL statement to apply to: 42704).
+    with raises("42704"):
+        generate(alice, "the result is correct", "P", "feedback",
+                 params=json.dumps({"conversation_id": cid}))
     assert llm.requests == []
     assert prompts(alice) == []
     assert session_prompts(alice) == []

@@ -9,7 +9,12 @@ from fake_llm import Answer
 from helpers import API_KEY, generate, make_profile, raises
 
 TABLES = ("dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._host_ace",
-          "dbms_cloud_ai._conversation", "dbms_cloud_ai._conversation_prompt")
+          "dbms_cloud_ai._conversation", "dbms_cloud_ai._conversation_prompt",
+          "dbms_cloud_ai._conversation_summary",
+          "dbms_cloud_ai._sql_statement", "dbms_cloud_ai._feedback", "dbms_cloud_ai._example",
+          # accounting and usage reports (tests/test_accounting.py)
+          "dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source", "dbms_cloud_ai._token_budget",
+          "dbms_cloud_ai._model_price", "dbms_cloud_ai._usage_daily", "dbms_cloud_ai._usage_state")
 
 
 def test_credentials_are_invisible_to_other_roles(alice, bob, llm):

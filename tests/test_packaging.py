@@ -60,8 +60,13 @@ def test_every_function_pins_search_path_and_none_is_security_definer(db):
     assert len(rows) >= 24
     # A procedure that COMMITs cannot have a SET clause; it pins search_path in its body.
     commits = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)"}
+    # The one SECURITY DEFINER function: the database-wide (PUBLIC) token budget needs
+    # every role's token total, which row-level security hides from each caller; it
+    # returns that one number, takes no argument and pins search_path (checked below).
+    definers = {"dbms_cloud_ai._tokens_used_today()"}
+    assert {name for name, secdef, _, _ in rows if secdef} == definers
     for name, secdef, config, src in rows:
-        assert not secdef, name
+        assert not secdef or name in definers, name
         if name in commits:
             assert not config and "set_config('search_path', 'pg_catalog, pg_temp', true)" in src, name
             continue
@@ -96,7 +101,14 @@ def test_user_tables_are_dumped_by_pg_dump(db):
     tables = {r[0] for r in db.admin.execute(
         "select unnest(extconfig)::regclass::text from pg_extension where extname = 'dbms_cloud_ai'")}
     assert tables == {"dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._host_ace",
-                      "dbms_cloud_ai._conversation", "dbms_cloud_ai._conversation_prompt"}
+                      "dbms_cloud_ai._conversation", "dbms_cloud_ai._conversation_prompt",
+                      "dbms_cloud_ai._conversation_summary",
+                      "dbms_cloud_ai._sql_statement", "dbms_cloud_ai._feedback",
+                      "dbms_cloud_ai._example",
+                      # accounting: calls, sources and budgets; prices.  The usage summary
+                      # (_usage_daily, _usage_state) is derived and rebuilt after a restore.
+                      "dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source",
+                      "dbms_cloud_ai._token_budget", "dbms_cloud_ai._model_price"}
 
 
 def test_session_refuses_a_library_of_another_version(db):

@@ -10,6 +10,12 @@ headers and raw body, or a fault (delay, hang, slow headers, drip, close).
     ... call generate() ...
     fake.requests[-1].json["messages"]
 
+Embedding endpoints (OpenAI/Azure ``.../embeddings``, Cohere ``/v2/embed``,
+Google ``:embedContent`` and ``:batchEmbedContents``) answer with
+deterministic vectors: a hashed bag of the text's words (``embed_text``), so
+texts that share words are close.  They are recorded in ``requests`` like any
+other request but never take a scripted step: ``embed_script`` scripts them.
+
 Run as a program it serves canned answers for the demo:
 
     python tools/fake_llm.py --port 8099 --answers demo/answers.json
@@ -19,7 +25,10 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import json
+import math
+import re
 import socket
 import sys
 import threading
@@ -84,9 +93,93 @@ class Close:
     """Close the connection without answering."""
 
 
+@dataclass
+class Vectors:
+    """An embedding answer in the request's wire format; ``vectors`` None:
+    ``embed_text`` of each input text."""
+    vectors: list | None = None
+    input_tokens: int | None = 5
+    delay: float = 0.0
+
+
+EMBED_DIM = 256
+# Words that say nothing about what a question asks for: left out of the bag,
+# so "how many customers" and "how many products" are not close.
+_STOP = set("""a an the of in on at to for from by with and or not no is are was were be been
+do does did have has had i we you they he she it this that these those there here what which
+who whom whose how many much me my our your their its show list give tell find all any each
+per please can could would should will""".split())
+
+
+def embed_text(text: str, dim: int = EMBED_DIM) -> list[float]:
+    """A unit vector: each word (lower-case, a plural s dropped, stop words left
+    out) adds 1 to the coordinate its MD5 picks."""
+    v = [0.0] * dim
+    for w in re.findall(r"[a-z0-9]+", text.lower()):
+        if w in _STOP:
+            continue
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        v[int(hashlib.md5(w.encode()).hexdigest()[:8], 16) % dim] += 1.0
+    if not any(v):
+        v[-1] = 1.0
+    n = math.sqrt(sum(x * x for x in v))
+    return [round(x / n, 6) for x in v]
+
+
+def embedding_texts(wire: str, body: dict) -> list[str]:
+    """The texts an embedding request asks for, whatever the wire format."""
+    try:
+        if wire == "openai-embeddings":
+            inp = body["input"]
+            return [inp] if isinstance(inp, str) else list(inp)
+        if wire == "cohere-embed":
+            return list(body["texts"])
+        if wire == "google-embed":
+            return ["".join(p.get("text", "") for p in body["content"]["parts"])]
+        if wire == "google-batch-embed":
+            return ["".join(p.get("text", "") for p in r["content"]["parts"])
+                    for r in body["requests"]]
+    except (KeyError, TypeError, AttributeError):
+        pass
+    return []
+
+
+EMBEDDING_WIRES = ("openai-embeddings", "cohere-embed", "google-embed", "google-batch-embed")
+
+
+def render_embedding(wire: str, step: Vectors, body: dict, model: str | None) -> dict:
+    texts = embedding_texts(wire, body)
+    vectors = step.vectors if step.vectors is not None else [embed_text(t) for t in texts]
+    tokens = step.input_tokens
+    if wire == "cohere-embed":
+        out = {"id": "fake-embed", "embeddings": {"float": vectors}, "texts": texts}
+        if tokens is not None:
+            out["meta"] = {"billed_units": {"input_tokens": tokens}}
+        return out
+    if wire == "google-embed":
+        return {"embedding": {"values": vectors[0] if vectors else []}}
+    if wire == "google-batch-embed":
+        return {"embeddings": [{"values": v} for v in vectors]}
+    out = {"object": "list", "model": model or "fake-embedding",
+           "data": [{"object": "embedding", "index": i, "embedding": v}
+                    for i, v in enumerate(vectors)]}
+    if tokens is not None:
+        out["usage"] = {"prompt_tokens": tokens, "total_tokens": tokens}
+    return out
+
+
 def wire_format(path: str) -> str:
     if path.split("?")[0].endswith("/chat/completions"):
         return "openai"
+    if path.split("?")[0].endswith("/embeddings"):
+        return "openai-embeddings"
+    if path.endswith("/v2/embed"):
+        return "cohere-embed"
+    if path.endswith(":embedContent"):
+        return "google-embed"
+    if path.endswith(":batchEmbedContents"):
+        return "google-batch-embed"
     if path.endswith("/messages"):
         return "anthropic"
     if path.endswith("/v2/chat"):
@@ -129,7 +222,7 @@ def render(wire: str, ans: Answer, model: str | None) -> dict:
 
 
 def request_model(wire: str, path: str, body: dict) -> str | None:
-    if wire == "google":
+    if wire in ("google", "google-embed", "google-batch-embed"):
         return path.split("/models/")[-1].split(":")[0]
     return body.get("model") if isinstance(body, dict) else None
 
@@ -150,6 +243,7 @@ class FakeLLM:
     def __init__(self, responder=None):
         self.requests: list[Recorded] = []
         self._script: collections.deque = collections.deque()
+        self._embed_script: collections.deque = collections.deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._default_responder = responder or (lambda wire, body: Answer("fake answer"))
@@ -202,10 +296,24 @@ class FakeLLM:
         with self._lock:
             self._script.extend(steps)
 
+    def embed_script(self, *steps):
+        """Steps for embedding requests only (Raw, Hang, Close, Vectors)."""
+        with self._lock:
+            self._embed_script.extend(steps)
+
+    @property
+    def embedding_requests(self) -> list[Recorded]:
+        return [r for r in self.requests if r.wire in EMBEDDING_WIRES]
+
+    @property
+    def chat_requests(self) -> list[Recorded]:
+        return [r for r in self.requests if r.wire not in EMBEDDING_WIRES]
+
     def reset(self):
         """Forget scripted steps and recorded requests; answer as when started."""
         with self._lock:
             self._script.clear()
+            self._embed_script.clear()
             self.requests.clear()
             self.responder = self._default_responder
         self._stop.clear()
@@ -216,16 +324,17 @@ class FakeLLM:
         body = h.rfile.read(length) if length else b""
         rec = Recorded(h.command, h.path, {k.lower(): v for k, v in h.headers.items()}, body,
                        time.monotonic())
+        wire = wire_format(h.path)
+        queue = self._embed_script if wire in EMBEDDING_WIRES else self._script
         with self._lock:
             self.requests.append(rec)
-            step = self._script.popleft() if self._script else None
-        wire = wire_format(h.path)
+            step = queue.popleft() if queue else None
         try:
             parsed = json.loads(body) if body else {}
         except ValueError:
             parsed = {}
         if step is None:
-            step = self.responder(wire, parsed)
+            step = Vectors() if wire in EMBEDDING_WIRES else self.responder(wire, parsed)
         try:
             self._reply(h, step, wire, parsed)
         except (BrokenPipeError, ConnectionResetError):
@@ -256,7 +365,11 @@ class FakeLLM:
             return
         if step.delay and self._stop.wait(step.delay):
             return
-        if isinstance(step, Answer):
+        if isinstance(step, Vectors):
+            status, headers = 200, {}
+            payload = json.dumps(render_embedding(wire, step, parsed,
+                                                  request_model(wire, h.path, parsed))).encode()
+        elif isinstance(step, Answer):
             status, headers = 200, {}
             payload = json.dumps(render(wire, step, request_model(wire, h.path, parsed))).encode()
         else:

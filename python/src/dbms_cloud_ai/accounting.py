@@ -9,8 +9,9 @@ A failed call ends its statement with an error, and PostgreSQL rolls back
 whatever the statement wrote; the record of the failed request must survive
 that.  So records stay in memory until a later flush can tell that the
 transaction that wrote them committed (``pg_xact_status`` of the writing
-transaction): a record whose transaction rolled back is written again, one
-whose transaction committed is forgotten.  Until then, ``pending`` shows them
+transaction) and that their row is there (a rolled-back savepoint removes it
+from a transaction that commits): until then they are written again, with
+ON CONFLICT DO NOTHING.  Until then, ``pending`` shows them
 (the ``user_cloud_ai_calls`` view adds them to the stored rows).  What is
 still pending when the session ends is lost; the server log has a line for
 each failed request (``plpy.log``).
@@ -74,7 +75,7 @@ def turn(plpy, ctx, profile_name: str | None, action: str | None):
     try:
         yield t
         if ctx.settings.get("ro") != "on":
-            flush(plpy, ctx.who)
+            flush(plpy, ctx.who, ctx.settings.get("xid"))
     finally:
         end()
 
@@ -128,6 +129,8 @@ def record(*, provider: str, model: str | None, purpose: str, prompt_version: st
 def add_sources(call_id: str, kind: str, items) -> None:
     """``items``: (source_id, similarity) pairs an answer used."""
     owner = _turn.owner if _turn else None
+    if not ENABLED or owner is None:      # as record(): nothing outside a turn
+        return
     for source_id, similarity in items:
         _sources.append({"call_id": call_id, "owner": owner, "source_kind": kind,
                          "source_id": str(source_id), "similarity": similarity, "_xid": None})
@@ -195,47 +198,50 @@ _FLUSH = """
     select (select pg_catalog.count(*) from calls) operator(pg_catalog.+)
            (select pg_catalog.count(*) from sources) as n,
            pg_catalog.pg_current_xact_id()::text as xid,
-           (select pg_catalog.json_object_agg(x::text, pg_catalog.pg_xact_status(x))
-              from pg_catalog.unnest($3::xid8[]) x)::text as statuses"""
+           (select pg_catalog.json_agg(k.call_id)
+              from pg_catalog.json_to_recordset($3::json) as k(call_id uuid, xid xid8)
+             where pg_catalog.pg_xact_status(k.xid) operator(pg_catalog.=) 'committed'
+               and exists (select from dbms_cloud_ai._model_call m
+                            where m.call_id operator(pg_catalog.=) k.call_id))::text as stored"""
 
 
-def flush(plpy, owner: str) -> None:
+def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     """Write this owner's records, in one statement.
 
     Every record not yet known to be committed is sent (ON CONFLICT DO NOTHING
     makes re-sending harmless); the same statement reports the status of the
     transactions that wrote earlier flushes, and records whose transaction
     committed are forgotten.  In the steady state a call sends its own records
-    and those of the call before it."""
-    mine = [r for r in _pending if r["owner"] == owner]
-    mine_sources = [s for s in _sources if s["owner"] == owner]
+    and those of the call before it.
+
+    A record is forgotten only when its row is there (the statement's snapshot
+    predates its own insert) and the transaction that wrote it committed: a
+    savepoint rolled back after the write (ROLLBACK TO SAVEPOINT, a PL/pgSQL
+    exception block) removes the row while its top-level transaction commits.
+    A source is forgotten with its call.
+
+    ``current_xid``: the transaction the call runs in, if it had written
+    before the call started (pg_current_xact_id_if_assigned()).  Records that
+    transaction wrote are left alone until a later transaction checks them:
+    re-sending and checking them on every call would make N calls in one
+    statement or transaction (a generate() per row) cost O(N^2)."""
+    mine = [r for r in _pending if r["owner"] == owner
+            and (current_xid is None or r["_xid"] != current_xid)]
+    mine_sources = [s for s in _sources if s["owner"] == owner
+                    and (current_xid is None or s["_xid"] != current_xid)]
     if not mine and not mine_sources:
         return
-    old = sorted({r["_xid"] for r in mine + mine_sources if r["_xid"]})
-    row = db.one(plpy, _FLUSH, ("text", "text", "text[]"),
+    written = [{"call_id": r["call_id"], "xid": r["_xid"]} for r in mine if r["_xid"]]
+    row = db.one(plpy, _FLUSH, ("text", "text", "text"),
                  (json.dumps([{k: r[k] for k in _COLUMNS} for r in mine]),
                   json.dumps([{k: v for k, v in s.items() if k != "_xid"} for s in mine_sources]),
-                  old))
-    committed = {x for x, st in json.loads(row["statuses"] or "{}").items() if st == "committed"}
-    _forget(lambda r: r["owner"] == owner and r["_xid"] in committed)
+                  json.dumps(written)))
+    stored = set(json.loads(row["stored"] or "[]"))
+    _forget(lambda r: r["owner"] == owner and r["call_id"] in stored)
+    held = {r["call_id"] for r in _pending}
+    _sources[:] = [s for s in _sources if s["call_id"] in held or s["_xid"] is None]
     for r in mine + mine_sources:
         r["_xid"] = row["xid"]
-
-
-_STATUS = """select (select pg_catalog.json_object_agg(x::text, pg_catalog.pg_xact_status(x))
-                       from pg_catalog.unnest($1::xid8[]) x)::text as s"""
-
-
-def _statuses(plpy, records) -> dict:
-    """committed / aborted / in progress for the transactions that wrote ``records``."""
-    xids = sorted({r["_xid"] for r in records if r["_xid"]})
-    if not xids:
-        return {}
-    return json.loads(db.one(plpy, _STATUS, ("text[]",), (xids,))["s"] or "{}")
-
-
-def _unwritten(rec, statuses) -> bool:
-    return rec["_xid"] is None or statuses.get(rec["_xid"]) == "aborted"
 
 
 def _forget(predicate):
@@ -243,11 +249,16 @@ def _forget(predicate):
     _sources[:] = [s for s in _sources if not predicate(s)]
 
 
+def held(owner: str) -> list[dict]:
+    """This owner's records still in memory: not yet known to be in a committed
+    row (some may be stored already; budget.check asks which)."""
+    return [r for r in _pending if r["owner"] == owner]
+
+
 def pending(plpy, owner: str) -> list[dict]:
-    """This owner's records that are in no committed row yet (never written,
-    or written by a transaction that rolled back), for user_cloud_ai_calls."""
-    mine = [r for r in _pending if r["owner"] == owner]
-    statuses = _statuses(plpy, mine)
+    """This owner's records still in memory, for user_cloud_ai_calls, which
+    shows those that are in no row it can see (never written, or written by a
+    transaction or savepoint that rolled back)."""
     return [{**{k: r[k] for k in _COLUMNS},
              "created": datetime.fromtimestamp(r["created"], timezone.utc).isoformat()}
-            for r in mine if _unwritten(r, statuses)]
+            for r in held(owner)]

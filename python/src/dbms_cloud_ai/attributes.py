@@ -149,6 +149,9 @@ SPEC = {
     "embedding_model": (_string, None, "embedding model name"),
     "temperature": (_number(0, 2), "provider default", "sampling temperature, 0 to 2"),
     "max_tokens": (_int(1, 1_000_000), 1024, "maximum tokens to generate"),
+    "context_window": (_int(1024, 100_000_000), "by model",
+                       "the model's context window in tokens (sizes summarize and translate "
+                       "chunks)"),
     "stop_tokens": (_stop_tokens, None, "JSON array of stop sequences"),
     "seed": (_int(-(2**63), 2**63 - 1), None, "sampling seed"),
     "provider_endpoint": (_string, "provider default host",
@@ -165,6 +168,10 @@ SPEC = {
     "case_sensitive_values": (_bool, False, "compare literals case-sensitively"),
     "conversation": (_bool, False, "session short-term conversation"),
     "conversation_length": (_int(1, 999), 10, "prompts sent as context"),
+    "summarize_history": (_bool, False, "named conversations: send the prompts that fell out "
+                          "of the window as a running summary written by the model"),
+    "summary_max_tokens": (_int(50, 4000), 500, "size of that summary (max_tokens of the "
+                           "summary call)"),
     "additional_instructions": (_string, None, "extra instructions for the model"),
     "role": (_string, None, "system role text for the model"),
     "region": (_string, None, "provider region"),

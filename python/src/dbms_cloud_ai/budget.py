@@ -23,14 +23,25 @@ _BUDGETS = """select (select pg_catalog.json_object_agg(b.principal, b.daily_tok
 
 # This role's tokens today (its own rows: row-level security), and, when a
 # database-wide budget exists, everyone's (a SECURITY DEFINER function that
-# returns only the total).
+# returns only the total); then the tokens of this backend's records of today
+# that are in no row it can see: never written (a read-only transaction), or
+# written by a transaction or savepoint that rolled back.  Those tokens were
+# spent all the same, and counting only never-written records would let a
+# BEGIN ... generate ... ROLLBACK loop run past any budget.
 _USED = """
     select (select coalesce(pg_catalog.sum(coalesce(m.input_tokens, 0)
                                                       + coalesce(m.output_tokens, 0)), 0)
               from dbms_cloud_ai._model_call m
              where m.owner = current_user
                and m.created >= pg_catalog.date_trunc('day', pg_catalog.now(), 'UTC'))::int8 as own,
-           case when $1 then dbms_cloud_ai._tokens_used_today() end as total"""
+           case when $1 then dbms_cloud_ai._tokens_used_today() end as total,
+           (select coalesce(pg_catalog.sum(h.tokens), 0)
+              from pg_catalog.json_to_recordset($2::json) as h(call_id uuid, tokens int8,
+                                                               created float8)
+             where pg_catalog.to_timestamp(h.created)
+                       >= pg_catalog.date_trunc('day', pg_catalog.now(), 'UTC')
+               and not exists (select from dbms_cloud_ai._model_call m
+                                where m.call_id = h.call_id))::int8 as unsaved"""
 
 
 def parse(raw: str | None) -> dict:
@@ -47,9 +58,11 @@ def check(plpy, ctx, messages: list[dict]) -> None:
     if own_limit is None and all_limit is None:
         return
     estimate = sum(len(str(m.get("content") or "")) for m in messages) // 4 + 1
-    row = db.one(plpy, _USED, ("bool",), (all_limit is not None,))
-    unsaved = sum((r["input_tokens"] or 0) + (r["output_tokens"] or 0)
-                  for r in accounting.unsaved(who))
+    held = [{"call_id": r["call_id"], "created": r["created"],
+             "tokens": (r["input_tokens"] or 0) + (r["output_tokens"] or 0)}
+            for r in accounting.held(who) if r["input_tokens"] or r["output_tokens"]]
+    row = db.one(plpy, _USED, ("bool", "text"), (all_limit is not None, json.dumps(held)))
+    unsaved = row["unsaved"]
     for limit, used, whose, hint in (
             (own_limit, row["own"], f"role {who}",
              "Wait until tomorrow (UTC), or ask an administrator to raise it with "

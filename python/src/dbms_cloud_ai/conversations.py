@@ -6,6 +6,8 @@ attribute; only runsql, showsql, explainsql, narrate and chat read or write
 history; the newest ``conversation_length`` prompt/response pairs (default 10)
 are sent, oldest first, whichever profile made them.  The session
 conversation keeps at most 10 prompts of the same profile in a temporary table.
+With ``summarize_history`` on, the prompts that fell out of a named
+conversation's window are sent as a running summary first (``summaries``).
 
 Order of work in a call: read the history (no locks), call the model, then one
 short write of prompt and response together.  A failed model call writes
@@ -19,7 +21,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
-from . import accounting, db
+from . import accounting, db, summaries
 from .errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.conversation_id"
@@ -75,6 +77,8 @@ def _attrs(attributes_json, *, partial: bool) -> dict:
             if value is not None and not isinstance(value, str):
                 raise InvalidParameter("conversation attribute description must be a string",
                                        hint="Pass the description as a JSON string.")
+        elif k in ("summarize_history", "summary_max_tokens"):
+            value = summaries.conversation_attr(k, value)
         elif k in ("retention_days", "conversation_length"):
             lo, hi = (0, 36500) if k == "retention_days" else (1, 999)
             if isinstance(value, str) and value.strip().lstrip("-").isdigit():
@@ -93,8 +97,8 @@ def _attrs(attributes_json, *, partial: bool) -> dict:
         else:
             raise InvalidParameter(
                 f"unknown conversation attribute {key!r}",
-                detail="Conversation attributes are title, description, retention_days and "
-                       "conversation_length.",
+                detail="Conversation attributes are title, description, retention_days, "
+                       "conversation_length, summarize_history and summary_max_tokens.",
                 hint="Remove it from attributes.")
         out[k] = value
     return out
@@ -117,12 +121,13 @@ def create(plpy, attributes_json, set_current=False) -> str:
     db.query(plpy, """
         insert into dbms_cloud_ai._conversation
                (conversation_id, title, description, retention_days, conversation_length,
-                title_pending, expires_at)
+                title_pending, expires_at, summarize_history, summary_max_tokens)
         values ($1::uuid, $2, $3, $4, $5, $2 is null,
-                case when $4 = 0 then null else pg_catalog.now() + pg_catalog.make_interval(days => $4) end)""",
-             ("text", "text", "text", "int4", "int4"),
+                case when $4 = 0 then null else pg_catalog.now() + pg_catalog.make_interval(days => $4) end,
+                $6, $7)""",
+             ("text", "text", "text", "int4", "int4", "bool", "int4"),
              (cid, a.get("title"), a.get("description"), a.get("retention_days", 7),
-              a.get("conversation_length")))
+              a.get("conversation_length"), a.get("summarize_history"), a.get("summary_max_tokens")))
     if set_current:
         _set_session(plpy, cid)
     return show_id(cid)
@@ -144,12 +149,17 @@ def update(plpy, conversation_id, attributes_json):
                expires_at = case when $6 is null then expires_at when $6 = 0 then null
                                  else created + pg_catalog.make_interval(days => $6) end,
                conversation_length = case when $7 then $8 else conversation_length end,
+               summarize_history = case when $9 then $10 else summarize_history end,
+               summary_max_tokens = case when $11 then $12 else summary_max_tokens end,
                modified = pg_catalog.now()
          where c.conversation_id = $1::uuid and c.owner = current_user and {_LIVE}
         returning 1 as x""",
-                 ("text", "bool", "text", "bool", "text", "int4", "bool", "int4"),
+                 ("text", "bool", "text", "bool", "text", "int4", "bool", "int4",
+                  "bool", "bool", "bool", "int4"),
                  (cid, "title" in a, a.get("title"), "description" in a, a.get("description"),
-                  a.get("retention_days"), "conversation_length" in a, a.get("conversation_length")))
+                  a.get("retention_days"), "conversation_length" in a, a.get("conversation_length"),
+                  "summarize_history" in a, a.get("summarize_history"),
+                  "summary_max_tokens" in a, a.get("summary_max_tokens")))
     if row is None:
         raise _missing(cid)
 
@@ -248,8 +258,10 @@ class Thread:
 
     kind: str                      # "named" or "session"
     conversation_id: str | None
-    history: list[dict] = field(default_factory=list)   # user/assistant messages, oldest first
+    history: list[dict] = field(default_factory=list)   # what is sent: summary, then window
     title_pending: bool = False
+    window: list[dict] = field(default_factory=list)    # user/assistant messages, oldest first
+    condense: summaries.Condense | None = None          # summarize_history on (named only)
 
 
 def for_call(plpy, params: dict, attrs: dict, action: str, profile_name: str,
@@ -269,7 +281,12 @@ def for_call(plpy, params: dict, attrs: dict, action: str, profile_name: str,
                             hint="Call dbms_cloud_ai.clear_conversation_id() or set_conversation_id().")
     if cid is not None:
         conv = db.one(plpy, f"""
-            select c.conversation_length, c.title_pending from dbms_cloud_ai._conversation c
+            select c.conversation_length, c.title_pending, c.summarize_history,
+                   c.summary_max_tokens, s.summary, s.first_seq, s.covers_seq, s.prompts,
+                   s.generation
+              from dbms_cloud_ai._conversation c
+              left join dbms_cloud_ai._conversation_summary s
+                on s.conversation_id = c.conversation_id and s.owner = current_user
              where c.conversation_id = $1::uuid and c.owner = current_user and {_LIVE}""",
                       ("text",), (cid,))
         if conv is None:
@@ -277,15 +294,19 @@ def for_call(plpy, params: dict, attrs: dict, action: str, profile_name: str,
                 f"conversation id={show_id(cid)} does not exist",
                 hint=_HINT_CREATE if explicit is not None else
                 "Call dbms_cloud_ai.clear_conversation_id() or set_conversation_id() with a live id.")
+        length = conv["conversation_length"] or attrs.get("conversation_length") or DEFAULT_LENGTH
+        condense = summaries.state(conv, attrs)
+        # Newest first, after the summary (when summarising): the window, then
+        # what fell out of it since the summary was made.  Bounded at any length.
         rows = db.query(plpy, """
-            select prompt, prompt_response from (
-                select prompt, prompt_response, seq from dbms_cloud_ai._conversation_prompt
-                 where conversation_id = $1::uuid and owner = current_user
-                 order by seq desc limit $2) t
-             order by seq""", ("text", "int4"),
-                        (cid, conv["conversation_length"] or attrs.get("conversation_length")
-                         or DEFAULT_LENGTH))
-        return Thread("named", cid, _messages(rows), conv["title_pending"])
+            select seq, prompt, prompt_response from dbms_cloud_ai._conversation_prompt
+             where conversation_id = $1::uuid and owner = current_user and seq > $2
+             order by seq desc limit $3""", ("text", "int8", "int4"),
+                        (cid, condense.after if condense else summaries.NO_SEQ,
+                         summaries.read_limit(condense, length)))
+        window = _messages(summaries.split(condense, rows, length))
+        return Thread("named", cid, summaries.with_summary(condense, window), conv["title_pending"],
+                      window, condense)
     if attrs.get("conversation"):
         if not _session_table_exists(plpy):
             return Thread("session", None)

@@ -103,6 +103,15 @@ class ResultTooLarge(DcaError):
     sqlstate, condition = "54000", "program_limit_exceeded"
 
 
+class TooManyCalls(ResultTooLarge):
+    """Summarize or translate content that needs more model calls than
+    dbms_cloud_ai.max_text_calls: refused before any request."""
+
+
+class OutputTruncated(ResultTooLarge):
+    """A translation stopped at max_tokens before the end of its part."""
+
+
 class GeneratedSqlFailed(DcaError):
     """The model's SQL still did not parse, plan or run after the repair round."""
 
@@ -113,13 +122,18 @@ class GeneratedSqlFailed(DcaError):
 SQLSTATES = {
     "22023": ("invalid_parameter_value",
               "bad argument or attribute: unknown attribute, wrong type, out of range, "
-              "unknown action, empty prompt, invalid name, a bad setting value"),
+              "unknown action, empty prompt, invalid name, a bad setting value, bad summarize "
+              "params or an unknown language (\"Invalid language or language code\"), feedback "
+              "with both or neither of sql_id and sql_text, an unknown feedback_type or "
+              "operation, a rating other than 1 or -1"),
     "22P02": ("invalid_text_representation",
-              "attributes or params are not valid JSON; a malformed conversation or prompt id"),
+              "attributes or params are not valid JSON; a malformed conversation or prompt id, "
+              "or sql_id"),
     "22004": ("null_value_not_allowed", "a required argument is NULL"),
     "42704": ("undefined_object",
               "profile, credential, conversation or prompt does not exist for the calling "
-              "role (or the conversation expired)"),
+              "role (or the conversation expired); no matching NL2SQL statement or feedback "
+              "record (FEEDBACK)"),
     "42710": ("duplicate_object", "profile or credential already exists"),
     "55000": ("object_not_in_prerequisite_state",
               "profile or credential disabled, already in the desired status, no "
@@ -131,7 +145,8 @@ SQLSTATES = {
               "refused (not a single read-only query, outside the object list, a forbidden "
               "function; DETAIL has the SQL); also PostgreSQL's own permission denied"),
     "0A000": ("feature_not_supported",
-              "provider or action this version does not implement"),
+              "provider or action this version does not implement; embeddings with a provider "
+              "that has none"),
     "58000": ("system_error", "master key file or Python library missing or unreadable"),
     "28000": ("invalid_authorization_specification",
               "the provider rejected the API key (HTTP 401/403)"),
@@ -142,7 +157,8 @@ SQLSTATES = {
     "LL002": ("provider_rate_limited",
               "HTTP 429 after all retries, or Retry-After beyond the deadline"),
     "LL003": ("provider_malformed_response",
-              "the provider answered 2xx with a body that is not the expected JSON"),
+              "the provider answered 2xx with a body that is not the expected JSON (or a "
+              "feedback classification that is neither positive nor negative)"),
     "LL004": ("provider_rejected_request",
               "any other HTTP 4xx (400, 404, 422, ...) or a redirect; not retried"),
     "53400": ("configuration_limit_exceeded",
@@ -150,7 +166,9 @@ SQLSTATES = {
               "refused before any request is sent"),
     "54000": ("program_limit_exceeded",
               "a single row of a generated query's result is larger than "
-              "dbms_cloud_ai.max_result_bytes"),
+              "dbms_cloud_ai.max_result_bytes; summarize or translate content that needs more "
+              "model calls than dbms_cloud_ai.max_text_calls (refused before any request) or a "
+              "location_uri document over 8 MB; a translation cut off at max_tokens"),
     "LL005": ("generated_sql_failed",
               "the model's SQL could not be parsed, planned or run even after one repair "
               "attempt; DETAIL has the last SQL and the error"),

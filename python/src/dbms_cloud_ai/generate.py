@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from . import accounting, attributes, conversations, llm, nl2sql, profiles
+from . import accounting, attributes, conversations, feedback, llm, nl2sql, profiles, summaries
+from . import text_actions
 from .errors import DcaError, FeatureNotSupported, InvalidParameter
 
 ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat", "showprompt",
            "summarize", "translate", "feedback")
 PARAMS = ("conversation_id",)
+ACTION_PARAMS = {"summarize": text_actions.SUMMARY_PARAMS}   # accepted by that action only
 
 
 def _action(action):
@@ -35,6 +37,8 @@ class Call:
     ctx: profiles.CallContext
     thread: conversations.Thread | None
     search_path: list[str] = field(default_factory=list)  # the caller's, for NL2SQL
+    use_examples: bool = True            # NL2SQL: include feedback examples (feedback.py)
+    generated_sql: str | None = None     # NL2SQL: the accepted query, for the statement log
 
     def system(self, instructions: bool = True) -> list[dict]:
         """The role, and additional_instructions unless the action places
@@ -44,7 +48,15 @@ class Call:
         return [{"role": "system", "content": text}] if text else []
 
     def history(self) -> list[dict]:
-        return self.thread.history if self.thread else []
+        """The conversation sent before the question.  The first use in a turn
+        that is recorded folds the prompts that fell out of the window into the
+        summary (one model call, nothing written; ``summaries``): so the summary
+        call comes before the answer and after the action's own checks."""
+        if self.thread is None:
+            return []
+        if self.action not in _READS_HISTORY_ONLY:
+            summaries.before_answer(self)
+        return self.thread.history
 
 
 CHAT_VERSION = accounting.version("chat", "system: role, additional_instructions; history; prompt")
@@ -72,6 +84,9 @@ HANDLERS = {
     "explainsql": _nl2sql(nl2sql.explainsql),
     "narrate": _nl2sql(nl2sql.narrate),
     "showprompt": _nl2sql(nl2sql.showprompt),
+    "summarize": text_actions.summarize_action,
+    "translate": text_actions.translate_action,
+    "feedback": feedback.statement,
 }
 
 # Actions whose prompt includes the conversation but which are not recorded in it.
@@ -92,9 +107,10 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
         attributes.check_profile(attrs)
     params = attributes.parse_json_object(params_json, "params")
     for key in params:
-        if key not in PARAMS:
+        if key not in PARAMS and key not in ACTION_PARAMS.get(name, ()):
             raise InvalidParameter(f"unknown generate parameter {key!r}",
-                                   detail="Valid parameters: " + ", ".join(PARAMS) + ".",
+                                   detail="Valid parameters: "
+                                   + ", ".join(PARAMS + ACTION_PARAMS.get(name, ())) + ".",
                                    hint="Remove it from params.")
     handler = HANDLERS.get(name)
     if handler is None:
@@ -112,6 +128,7 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
         kept = answer
         if isinstance(answer, tuple):
             answer, kept = answer
+        prompt_id = None
         if thread is not None and name not in _READS_HISTORY_ONLY:
             # The naming call is a model call too: make it before writing anything,
             # so that no lock (the prompt row's key-share lock on its conversation)
@@ -125,6 +142,13 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
                                             prompt_id, accounting.turn_totals(turn))
             if recorded and named is not None:
                 conversations.set_title(plpy, thread, *named)
+            if recorded:
+                summaries.save(plpy, thread)
+            if not recorded or thread.kind != "named":
+                prompt_id = None
+        # Oracle's FEEDBACK names NL2SQL statements by SQL_ID: log them.
+        feedback.log_statement(plpy, ctx, profile.name, name, prompt, call.generated_sql,
+                               prompt_id)
     return answer
 
 

@@ -31,7 +31,7 @@ import httpcore
 import httpx
 
 from .errors import (ProviderAuthFailed, ProviderBadResponse, ProviderRateLimited,
-                     ProviderRejected, ProviderTimeout, ProviderUnavailable)
+                     ProviderRejected, ProviderTimeout, ProviderUnavailable, ResultTooLarge)
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 BACKOFF_BASE = 0.5      # seconds; attempt n waits up to BACKOFF_BASE * 2**(n-1)
@@ -186,6 +186,98 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
             if status is None:
                 raise _unavailable(provider, url, failure, attempt, note)
             raise _http_error(provider, status, raw, attempt, secrets, note=note)
+        time.sleep(wait)
+
+
+@dataclass
+class Document:
+    status: int
+    content: bytes
+    content_type: str | None
+    attempts: int
+
+
+def get(url: str, headers: dict, *, deadline: float, max_attempts: int) -> Document:
+    """GET a document (summarize's location_uri) under post_json's rules: one
+    deadline, the same retries, at most MAX_RESPONSE_BYTES after decompression,
+    no redirects, credentials masked in error details."""
+    global _deadline
+    hdrs = {"accept": "text/plain, text/markdown, text/*;q=0.9, */*;q=0.1",
+            "accept-encoding": "gzip, deflate", **headers}
+    secrets = _secrets(headers)
+    host = _url(url).host
+    started = time.monotonic()
+    attempt = 0
+    while True:
+        attempt += 1
+        status = failure = None
+        _deadline = deadline
+        try:
+            resp = transport().handle_request(httpx.Request("GET", _url(url), headers=hdrs))
+            try:
+                chunks, size = [], 0
+                for chunk in resp.stream:
+                    size += len(chunk)
+                    if size > MAX_RESPONSE_BYTES:
+                        raise _TooLarge(resp.status_code)
+                    chunks.append(chunk)
+            finally:
+                resp.close()
+            status, raw = resp.status_code, b"".join(chunks)
+            if resp.headers.get("content-encoding") and 200 <= status < 300:
+                raw = _decompress(raw, resp.headers["content-encoding"], status)
+            retry_after = _retry_after(resp.headers.get("retry-after"))
+            ctype = resp.headers.get("content-type")
+        except _TooLarge:
+            raise ResultTooLarge(
+                f"the document at location_uri (host {host}) is larger than "
+                f"{MAX_RESPONSE_BYTES // (1024 * 1024)} MB",
+                hint="Store the text in a table and pass it as content.") from None
+        except _BadEncoding as e:
+            raise ProviderBadResponse(
+                f"the document at location_uri (host {host}) cannot be decoded",
+                detail=f"HTTP {e.status}; {e.why}", hint="Serve it without that encoding.",
+                status=e.status, attempts=attempt) from None
+        except (httpx.TimeoutException, httpcore.TimeoutException):
+            raise ProviderTimeout(
+                f"host {host} did not send the location_uri document within the call's deadline",
+                detail=f"gave up after {time.monotonic() - started:.1f}s and {attempt} attempt(s)",
+                hint="Raise dbms_cloud_ai.http_timeout or statement_timeout, or retry later.",
+                attempts=attempt) from None
+        except (httpx.TransportError, httpcore.NetworkError, OSError) as e:
+            failure = e
+        finally:
+            _deadline = float("inf")
+        if status is not None and 200 <= status < 300:
+            return Document(status, raw, ctype, attempt)
+        retryable = status is None or status in (408, 429) or status >= 500
+        last = not retryable or attempt >= max_attempts
+        wait = None
+        if not last:
+            wait = retry_after if status is not None and retry_after is not None \
+                else _backoff(attempt)
+            last = time.monotonic() + wait >= deadline
+        if last:
+            if status is None:
+                why = str(failure).strip()[:160] or type(failure).__name__
+                raise ProviderUnavailable(
+                    f"could not fetch location_uri from host {host}",
+                    detail=f"{why} (after {attempt} attempt(s))",
+                    hint="Check that the host is reachable from the database server.",
+                    attempts=attempt)
+            detail = (f"HTTP {status} after {attempt} attempt(s); body starts with "
+                      f"{_snippet(raw, secrets)}")
+            if status in (401, 403):
+                cls, hint = ProviderAuthFailed, "Check credential_name and its password."
+            elif status >= 500 or status in (408, 429):
+                cls, hint = ProviderUnavailable, "Retry later."
+            elif 300 <= status < 400:
+                cls, hint = ProviderRejected, "Pass the final URL as location_uri (redirects " \
+                                              "are not followed)."
+            else:
+                cls, hint = ProviderRejected, "Check location_uri."
+            raise cls(f"host {host} refused the location_uri document (HTTP {status})",
+                      detail=detail, hint=hint, status=status, attempts=attempt)
         time.sleep(wait)
 
 

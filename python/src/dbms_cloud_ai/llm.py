@@ -40,7 +40,8 @@ SETTINGS_COLUMNS = """
            pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
            pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma,
            pg_catalog.current_setting('dbms_cloud_ai.schema_context_tokens', true) as sct,
-           pg_catalog.current_setting('transaction_read_only') as ro"""
+           pg_catalog.current_setting('transaction_read_only') as ro,
+           pg_catalog.pg_current_xact_id_if_assigned()::text as xid"""
 _SETTINGS = "select" + SETTINGS_COLUMNS
 
 

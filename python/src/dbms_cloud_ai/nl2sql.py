@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from . import accounting, db, llm, schema_context, sqlguard, sqlrun
+from . import accounting, db, feedback, llm, schema_context, sqlguard, sqlrun
 from .errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
 
 # A test-only switch: tests turn the validator off (as superuser, through GD)
@@ -40,6 +40,7 @@ class Prompt:
     messages: list[dict]
     selection: schema_context.Selection
     catalog: schema_context.Catalog
+    examples: list = field(default_factory=list)   # feedback.Example, in the user message
 
 
 @dataclass
@@ -77,7 +78,8 @@ def _rules(example: str, case_sensitive: bool) -> str:
     ])
 
 
-NL2SQL_VERSION = accounting.version("nl2sql", _INTRO, _rules("x", False), _rules("x", True))
+NL2SQL_VERSION = accounting.version("nl2sql", _INTRO, _rules("x", False), _rules("x", True),
+                                    feedback.EXAMPLES_INTRO)
 
 
 def build_prompt(plpy, call, search_path: list[str]) -> Prompt:
@@ -93,18 +95,21 @@ def build_prompt(plpy, call, search_path: list[str]) -> Prompt:
     user = _rules(selection.tables[0].qualified, bool(attrs.get("case_sensitive_values")))
     if attrs.get("additional_instructions"):
         user += "\n\nAdditional instructions:\n" + attrs["additional_instructions"]
+    examples = feedback.examples_for(plpy, call)   # confirmed or corrected earlier questions
+    user += feedback.render(examples)
     user += "\n\nQuestion: " + call.prompt
     messages.append({"role": "user", "content": user})
-    return Prompt(messages, selection, catalog)
+    return Prompt(messages, selection, catalog, examples)
 
 
-def show_prompt(prompt: Prompt) -> str:
+def show_prompt(prompt: Prompt, extra: dict | None = None) -> str:
     """Oracle's showprompt: the messages as a JSON array.  When tables were left
-    out, a last element (not a message, never sent) says which and why."""
+    out (or ``extra`` has something to say), a last element (not a message,
+    never sent) says which and why."""
     out: list = list(prompt.messages)
     sel = prompt.selection
-    if sel.omitted or prompt.catalog.unmatched:
-        note = {"note": "not sent to the model"}
+    if sel.omitted or prompt.catalog.unmatched or extra:
+        note = {"note": "not sent to the model", **(extra or {})}
         if sel.omitted:
             note["omitted_tables"] = [t.qualified for t in sel.omitted]
             note["reason"] = sel.reason
@@ -256,7 +261,9 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
                  run: sqlrun.Limits | None) -> Generated:
     """Ask for the SQL, accept it (one repair round), and run it when ``run``."""
     messages = list(prompt.messages)
-    reply = llm.chat(plpy, call.attrs, messages, call.ctx, prompt_version=NL2SQL_VERSION).text
+    completion = llm.chat(plpy, call.attrs, messages, call.ctx, prompt_version=NL2SQL_VERSION)
+    feedback.record_sources(completion, prompt.examples)
+    reply = completion.text
     last_sql, last_error = "", ""
     for attempt in (1, 2):
         sql = extract(reply)
@@ -270,6 +277,7 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
                     if not _repairable(e):
                         raise
                     raise _Repairable(checked.sql, f"{e.sqlstate}: {_spi_message(e)}") from None
+            call.generated_sql = checked.display
             return Generated(checked, result, attempt)
         except _Repairable as e:
             last_sql, last_error = e.sql, e.error
@@ -294,7 +302,8 @@ def _fresh(ctx):
 # --- the actions ----------------------------------------------------------------
 
 def showprompt(plpy, call, search_path) -> str:
-    return show_prompt(build_prompt(plpy, call, search_path))
+    from .summaries import note  # condensed history: prompts the next turn folds first
+    return show_prompt(build_prompt(plpy, call, search_path), note(call.thread))
 
 
 def showsql(plpy, call, search_path) -> tuple[str, str]:

@@ -198,3 +198,62 @@ def pending_calls(plpy):
 @sql_entry
 def set_token_budget(plpy, principal_name, daily_tokens):
     budget.set_budget(plpy, principal_name, daily_tokens)
+
+
+# --- dbms_cloud_ai: feedback, ratings, examples ------------------------------------
+
+from . import feedback as _feedback  # noqa: E402
+
+
+@sql_entry
+def feedback(plpy, profile_name, sql_id, sql_text, feedback_type, response, feedback_content,
+             operation, search_path):
+    _feedback.feedback(plpy, profile_name, sql_id, sql_text, feedback_type, response,
+                       feedback_content, operation, search_path)
+
+
+@sql_entry
+def rate_prompt(plpy, conversation_prompt_id, rating, rating_comment):
+    _feedback.rate_prompt(plpy, conversation_prompt_id, rating, rating_comment)
+
+
+@sql_entry
+def export_negative_feedback(plpy, profile_name, all_users):
+    return _feedback.export_negative(plpy, profile_name, bool(all_users))
+
+
+@sql_entry
+def sql_id(plpy, sql_text):
+    return None if sql_text is None else _feedback.sql_id_of(sql_text)
+
+
+# --- dbms_cloud_ai: summarize and translate ---------------------------------------
+
+from . import text_actions as _text_actions  # noqa: E402
+
+
+@sql_entry
+def summarize(plpy, content, location_uri, credential_name, profile_name, user_prompt, params,
+              prompt, parameters):
+    return _text_actions.summarize(plpy, content, location_uri, credential_name, profile_name,
+                                   user_prompt, params, prompt, parameters)
+
+
+@sql_entry
+def translate(plpy, profile_name, text, source_language, target_language):
+    return _text_actions.translate(plpy, profile_name, text, source_language, target_language)
+
+
+# --- dbms_cloud_ai: usage reports (prices) ----------------------------------------
+
+from . import usage as _usage  # noqa: E402
+
+
+@sql_entry
+def set_model_price(plpy, provider, model, input_per_million, output_per_million, currency):
+    _usage.set_price(plpy, provider, model, input_per_million, output_per_million, currency)
+
+
+@sql_entry
+def summarize_usage(plpy, recheck_days):
+    return _usage.summarize(plpy, recheck_days)

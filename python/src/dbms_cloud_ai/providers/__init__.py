@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .anthropic import Anthropic
-from .base import ChatRequest, Completion, Provider, endpoint_url
+from .base import ChatRequest, Completion, Embedding, Provider, endpoint_url
 from .cohere import Cohere
 from .google import Google
 from .openai import Azure, HuggingFace, OpenAI, OpenAICompatible
@@ -35,5 +35,5 @@ def for_attributes(attrs: dict) -> Provider:
     return PROVIDERS[name]
 
 
-__all__ = ["ChatRequest", "Completion", "Provider", "PROVIDERS", "COMPATIBLE", "UNSUPPORTED",
+__all__ = ["ChatRequest", "Completion", "Embedding", "Provider", "PROVIDERS", "COMPATIBLE", "UNSUPPORTED",
            "WELL_KNOWN_HOSTS", "WELL_KNOWN_SUFFIXES", "for_attributes", "endpoint_url"]

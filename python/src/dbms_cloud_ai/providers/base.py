@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ..errors import InvalidParameter, ProviderBadResponse
+from ..errors import FeatureNotSupported, InvalidParameter, ProviderBadResponse
 
 
 @dataclass
@@ -19,6 +19,15 @@ class ChatRequest:
     max_tokens: int = 1024
     stop: list[str] | None = None
     seed: int | None = None
+
+
+@dataclass
+class Embedding:
+    """One text's embedding as the provider returned it (not normalised)."""
+
+    vector: list[float]
+    model: str | None
+    input_tokens: int | None = None     # None: the provider did not say
 
 
 @dataclass
@@ -59,6 +68,34 @@ class Provider:
 
     def parse(self, data, req: ChatRequest) -> Completion:
         raise NotImplementedError
+
+    # --- embeddings (feedback examples) ---------------------------------------
+    # A provider with an embedding API overrides embedding_url, embedding_body
+    # and parse_embedding; the others refuse with 0A000.
+
+    def embedding_url(self, attrs: dict, model: str) -> str:
+        raise FeatureNotSupported(
+            f"provider {self.name} has no embedding API",
+            detail="Embeddings are available with openai, azure, cohere, google and "
+                   "OpenAI-compatible endpoints (provider_endpoint without provider).",
+            hint="Remove embedding_model from the profile with "
+                 "dbms_cloud_ai.set_attribute(profile_name, 'embedding_model', NULL): "
+                 "examples are then found by full-text search.")
+
+    def embedding_headers(self, api_key: str | None, attrs: dict) -> dict:
+        return self.headers(api_key, attrs)
+
+    def embedding_body(self, text: str, model: str, attrs: dict) -> dict:
+        raise NotImplementedError
+
+    def parse_embedding(self, data, model: str) -> Embedding:
+        raise NotImplementedError
+
+    def bad_embedding(self, why: str) -> ProviderBadResponse:
+        return ProviderBadResponse(
+            f"provider {self.name} returned an unexpected embedding response: {why}", status=200,
+            detail="HTTP 200 with a body that does not match the provider's embedding format",
+            hint="Check that embedding_model names an embedding model of this provider.")
 
     def bad(self, why: str) -> ProviderBadResponse:
         return ProviderBadResponse(
@@ -104,6 +141,16 @@ def as_dict(value) -> dict:
 
 def as_text(value) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def float_vector(value) -> list[float] | None:
+    """A JSON array of numbers as floats, or None when it is anything else."""
+    if not isinstance(value, list) or not value:
+        return None
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+               for x in value):
+        return None
+    return [float(x) for x in value]
 
 
 def estimate_tokens(text: str) -> int:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .base import ChatRequest, Completion, Provider, as_dict, as_text, usage_or_estimate
+from .base import (ChatRequest, Completion, Embedding, Provider, as_dict, as_text, float_vector,
+                   usage_or_estimate)
 
 
 class Cohere(Provider):
@@ -43,6 +44,30 @@ class Cohere(Provider):
             req, text, _int(tokens.get("input_tokens")), _int(tokens.get("output_tokens")))
         return Completion(text=text, model=req.model, input_tokens=inp, output_tokens=out,
                           tokens_estimated=est, finish_reason=as_text(data.get("finish_reason")))
+
+
+    # POST /v2/embed {"model", "texts", "input_type", "embedding_types"}
+    #   -> {"embeddings": {"float": [[...]]}, "meta": {"billed_units": {"input_tokens"}}}
+    # Questions are compared with questions: both sides are "search_query".
+    def embedding_url(self, attrs, model):
+        base = self.base_url(attrs)
+        if base.endswith("/v2/embed"):
+            return base
+        return base + "/embed" if base.endswith("/v2") else base + "/v2/embed"
+
+    def embedding_body(self, text, model, attrs):
+        return {"model": model, "texts": [text], "input_type": "search_query",
+                "embedding_types": ["float"]}
+
+    def parse_embedding(self, data, model):
+        try:
+            vector = float_vector(data["embeddings"]["float"][0])
+        except (KeyError, IndexError, TypeError):
+            raise self.bad_embedding("no embeddings.float[0]") from None
+        if vector is None:
+            raise self.bad_embedding("embeddings.float[0] is not an array of numbers")
+        billed = as_dict(as_dict(data.get("meta")).get("billed_units"))
+        return Embedding(vector, model, _int(billed.get("input_tokens")))
 
 
 def _int(v):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from .base import ChatRequest, Completion, Provider, as_dict, as_text, usage_or_estimate
+from .base import (ChatRequest, Completion, Embedding, Provider, as_dict, as_text, float_vector,
+                   usage_or_estimate)
 
 
 class Google(Provider):
@@ -51,3 +52,25 @@ class Google(Provider):
         return Completion(text=text, model=as_text(data.get("modelVersion")) or req.model,
                           input_tokens=inp, output_tokens=out, tokens_estimated=est,
                           finish_reason=as_text(cand.get("finishReason")))
+
+    # POST /v1beta/models/<model>:embedContent {"content": {"parts": [{"text"}]}}
+    #   -> {"embedding": {"values": [...]}}  (no token count in the reply)
+    def embedding_url(self, attrs, model):
+        base = self.base_url(attrs)
+        prefix = "" if base.rstrip("/").endswith(("/v1beta", "/v1")) else "/v1beta"
+        name = model.split("/", 1)[1] if model.startswith("models/") else model
+        return f"{base}{prefix}/models/{quote(name, safe='')}:embedContent"
+
+    def embedding_body(self, text, model, attrs):
+        name = model if model.startswith("models/") else f"models/{model}"
+        return {"model": name, "content": {"parts": [{"text": text}]},
+                "taskType": "SEMANTIC_SIMILARITY"}
+
+    def parse_embedding(self, data, model):
+        try:
+            vector = float_vector(data["embedding"]["values"])
+        except (KeyError, TypeError):
+            raise self.bad_embedding("no embedding.values") from None
+        if vector is None:
+            raise self.bad_embedding("embedding.values is not an array of numbers")
+        return Embedding(vector, model, None)

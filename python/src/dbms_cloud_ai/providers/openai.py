@@ -6,8 +6,8 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from ..errors import InvalidParameter
-from .base import (ChatRequest, Completion, Provider, as_dict, as_text, join_api_path,
-                   usage_or_estimate)
+from .base import (ChatRequest, Completion, Embedding, Provider, as_dict, as_text,
+                   float_vector, join_api_path, usage_or_estimate)
 
 
 class OpenAI(Provider):
@@ -46,6 +46,27 @@ class OpenAI(Provider):
                           input_tokens=inp, output_tokens=out, tokens_estimated=est,
                           finish_reason=as_text(choice.get("finish_reason")))
 
+    # POST /v1/embeddings {"model", "input"} -> {"data": [{"embedding": [...]}], "usage"}
+    def embedding_url(self, attrs, model):
+        base = self.base_url(attrs)
+        if base.endswith("/chat/completions"):  # an endpoint given as the chat URL itself
+            base = base[: -len("/chat/completions")]
+        return join_api_path(base, "/v1", "/embeddings")
+
+    def embedding_body(self, text, model, attrs):
+        return {"model": model, "input": [text], "encoding_format": "float"}
+
+    def parse_embedding(self, data, model):
+        try:
+            vector = float_vector(data["data"][0]["embedding"])
+        except (KeyError, IndexError, TypeError):
+            raise self.bad_embedding("no data[0].embedding") from None
+        if vector is None:
+            raise self.bad_embedding("data[0].embedding is not an array of numbers")
+        tokens = as_dict(data.get("usage")).get("prompt_tokens")
+        return Embedding(vector, as_text(data.get("model")) or model,
+                         tokens if isinstance(tokens, int) else None)
+
 
 class OpenAICompatible(OpenAI):
     """provider_endpoint without provider: a server speaking OpenAI's wire format."""
@@ -65,6 +86,9 @@ class HuggingFace(OpenAI):
     name = "huggingface"
     default_base = "https://router.huggingface.co/v1"
     default_model = "meta-llama/Llama-3.1-8B-Instruct"
+
+    # The router speaks OpenAI's chat API only; its embeddings are another API.
+    embedding_url = Provider.embedding_url
 
 
 class Azure(OpenAI):
@@ -100,3 +124,13 @@ class Azure(OpenAI):
         if not attrs.get("model"):
             body.pop("model")  # the deployment decides the model
         return body
+
+    # The embedding deployment: azure_embedding_deployment_name, else a
+    # deployment named like embedding_model.  It decides the model.
+    def embedding_url(self, attrs, model):
+        deployment = quote(attrs.get("azure_embedding_deployment_name") or model, safe="")
+        return (f"{self.base_url(attrs)}/openai/deployments/{deployment}"
+                f"/embeddings?api-version={self.api_version}")
+
+    def embedding_body(self, text, model, attrs):
+        return {"input": [text], "encoding_format": "float"}

@@ -1,0 +1,86 @@
+"""Embeddings of questions, for finding feedback examples by meaning.
+
+A profile with ``embedding_model`` embeds each example's question when the
+example is stored (feedback, rating) and the new question when examples are
+looked up.  One request per text, through the provider's embedding API
+(OpenAI, Azure and OpenAI-compatible ``/v1/embeddings``, Cohere ``/v2/embed``,
+Google ``:embedContent``); providers without one refuse with 0A000.
+
+Every request is recorded by ``accounting`` (purpose ``embedding``) like a
+chat call, and counts against token budgets.  Vectors are normalised to unit
+length before they are stored, so cosine similarity is a dot product.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from . import accounting, acl, budget, credentials, http, llm, providers
+from .errors import DcaError, ProviderTimeout
+from .providers import Completion
+from .providers.base import estimate_tokens
+
+PROMPT_VERSION = "embedding"
+
+
+@dataclass
+class Vector:
+    values: list[float]   # unit length
+    model: str            # the profile's embedding_model (what stored vectors are keyed by)
+
+
+def model_of(attrs: dict) -> str | None:
+    """The profile's embedding model, or None: examples are then found by full text."""
+    return attrs.get("embedding_model") or None
+
+
+def supported(attrs: dict) -> bool:
+    """Whether the profile's provider has an embedding API."""
+    provider = providers.for_attributes(attrs)
+    try:
+        provider.embedding_url(attrs, model_of(attrs) or "x")
+    except DcaError:
+        return False
+    return True
+
+
+def embed(plpy, attrs: dict, text: str, ctx=None) -> Vector:
+    """The unit-length embedding of ``text`` with the profile's embedding_model."""
+    model = model_of(attrs)
+    provider = providers.for_attributes(attrs)
+    url = provider.embedding_url(attrs, model)       # 0A000 for providers without one
+    acl.check_egress(plpy, url, ctx.aces if ctx else None)
+    budget.check(plpy, ctx, [{"content": text}])
+    key = None
+    if attrs.get("credential_name"):
+        key = credentials.api_key(plpy, attrs["credential_name"], ctx.credential if ctx else None)
+    deadline, attempts = llm._budget(plpy, ctx.settings if ctx else None)
+    if deadline <= time.monotonic():
+        raise ProviderTimeout(f"no time left to call provider {provider.name}",
+                              detail="statement_timeout has (almost) expired",
+                              hint="Raise statement_timeout.")
+    started = time.monotonic()
+    try:
+        reply = http.post_json(url, provider.embedding_headers(key, attrs),
+                               provider.embedding_body(text, model, attrs),
+                               provider=provider.name, deadline=deadline, max_attempts=attempts)
+        emb = provider.parse_embedding(reply.data, model)
+    except DcaError as e:
+        accounting.record(provider=provider.name, model=model, purpose="embedding",
+                          prompt_version=PROMPT_VERSION, error=e,
+                          latency_ms=(time.monotonic() - started) * 1000,
+                          attempts=getattr(e, "attempts", 1))
+        raise
+    tokens = emb.input_tokens
+    accounting.record(
+        provider=provider.name, model=model, purpose="embedding", prompt_version=PROMPT_VERSION,
+        completion=Completion(text="", model=emb.model or model,
+                              input_tokens=tokens if tokens is not None else estimate_tokens(text),
+                              output_tokens=0, tokens_estimated=tokens is None),
+        latency_ms=reply.elapsed_ms, attempts=reply.attempts)
+    norm = math.sqrt(sum(x * x for x in emb.vector))
+    if norm == 0:
+        raise provider.bad_embedding("the embedding is all zeros")
+    return Vector([x / norm for x in emb.vector], model)
