@@ -170,6 +170,25 @@ _COLUMNS = ("call_id", "owner", "created", "profile_name", "action", "purpose", 
             "latency_ms", "attempts", "status", "error_sqlstate", "http_status",
             "conversation_id", "conversation_prompt_id")
 
+# Records held (written but not yet seen committed) before a flush checks them.
+CONFIRM_EVERY = 32
+
+_INSERT_ONE = """
+    insert into dbms_cloud_ai._model_call
+           (call_id, owner, created, profile_name, action, purpose, provider, model,
+            prompt_version, input_tokens, output_tokens, tokens_estimated, latency_ms, attempts,
+            status, error_sqlstate, http_status, conversation_id, conversation_prompt_id)
+    values ($1::uuid, $2::name, pg_catalog.to_timestamp($3), $4, $5, $6, $7, $8, $9, $10, $11,
+            $12, $13, $14, $15, $16, $17, $18::uuid, $19::uuid)
+    on conflict (call_id) do nothing
+    returning pg_catalog.pg_current_xact_id()::text as xid,
+              pg_catalog.pg_xact_status($20::xid8) as previous,
+              (select pg_catalog.count(*) from dbms_cloud_ai._model_call m
+                where m.call_id operator(pg_catalog.=) any ($21::uuid[]))::int as present"""
+_INSERT_TYPES = ("text", "text", "float8", "text", "text", "text", "text", "text", "text", "int4",
+                 "int4", "bool", "int4", "int4", "text", "text", "int4", "text", "text", "text",
+                 "text[]")
+
 _FLUSH = """
     with calls as (
         insert into dbms_cloud_ai._model_call
@@ -230,6 +249,30 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     mine_sources = [s for s in _sources if s["owner"] == owner
                     and (current_xid is None or s["_xid"] != current_xid)]
     if not mine and not mine_sources:
+        return
+    fresh = [r for r in mine if r["_xid"] is None]
+    if len(fresh) == 1 and len(mine) - 1 < CONFIRM_EVERY \
+            and not any(s["_xid"] is None for s in mine_sources):
+        # The common case, one new call: one INSERT, which also asks how the
+        # previous flush's transaction ended and whether its rows are there.  Both
+        # yes: those records are forgotten.  Rolled back (or a savepoint took the
+        # rows): everything held is sent again at once (the full path below).
+        r = fresh[0]
+        previous = next((x["_xid"] for x in reversed(mine) if x["_xid"]), None)
+        prev_ids = [x["call_id"] for x in mine if previous and x["_xid"] == previous]
+        row = db.one(plpy, _INSERT_ONE, _INSERT_TYPES,
+                     tuple(r[k] for k in _COLUMNS) + (previous, prev_ids))
+        if row is not None:
+            r["_xid"] = row["xid"]
+            if previous is None or row["previous"] == "in progress":
+                return
+            if row["previous"] == "committed" and row["present"] == len(prev_ids):
+                done = set(prev_ids)
+                _forget(lambda x: x["call_id"] in done)
+                return
+            mine = [x for x in mine if x is not r]
+    if not fresh and not any(s["_xid"] is None for s in mine_sources) \
+            and len(mine) < CONFIRM_EVERY:
         return
     written = [{"call_id": r["call_id"], "xid": r["_xid"]} for r in mine if r["_xid"]]
     row = db.one(plpy, _FLUSH, ("text", "text", "text"),

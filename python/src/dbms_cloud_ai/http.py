@@ -214,16 +214,7 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int) -> Docum
         _deadline = deadline
         try:
             resp = transport().handle_request(httpx.Request("GET", _url(url), headers=hdrs))
-            try:
-                chunks, size = [], 0
-                for chunk in resp.stream:
-                    size += len(chunk)
-                    if size > MAX_RESPONSE_BYTES:
-                        raise _TooLarge(resp.status_code)
-                    chunks.append(chunk)
-            finally:
-                resp.close()
-            status, raw = resp.status_code, b"".join(chunks)
+            status, raw = resp.status_code, _read(resp)
             if resp.headers.get("content-encoding") and 200 <= status < 300:
                 raw = _decompress(raw, resp.headers["content-encoding"], status)
             retry_after = _retry_after(resp.headers.get("retry-after"))
@@ -286,10 +277,8 @@ def _backoff(attempt: int) -> float:
     return random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1)))
 
 
-def _send(url, headers, payload):
-    """One attempt: (status, body bytes, Retry-After seconds or None)."""
-    resp = transport().handle_request(
-        httpx.Request("POST", _url(url), headers=headers, content=payload))
+def _read(resp) -> bytes:
+    """The whole body, refused past MAX_RESPONSE_BYTES; the response is closed."""
     try:
         chunks, size = [], 0
         for chunk in resp.stream:
@@ -299,7 +288,14 @@ def _send(url, headers, payload):
             chunks.append(chunk)
     finally:
         resp.close()
-    raw = b"".join(chunks)
+    return b"".join(chunks)
+
+
+def _send(url, headers, payload):
+    """One attempt: (status, body bytes, Retry-After seconds or None)."""
+    resp = transport().handle_request(
+        httpx.Request("POST", _url(url), headers=headers, content=payload))
+    raw = _read(resp)
     encoding = resp.headers.get("content-encoding")
     if encoding:
         try:
