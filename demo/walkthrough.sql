@@ -225,4 +225,19 @@ SELECT dbms_cloud_ai.select_ai('Delete the customers who have never bought anyth
 SELECT dbms_cloud_ai.generate('What is 4 + 4 ?', 'DEMO_PROFILE', action => 'dance');
 
 \echo
+\echo '==> 22. What each model call cost (beyond Oracle): purpose, model, tokens, latency, status'
+\pset format aligned
+SELECT created::time(0) AS at, action, purpose, model, input_tokens AS tokens_in,
+       output_tokens AS tokens_out, latency_ms, status
+  FROM dbms_cloud_ai.user_cloud_ai_calls ORDER BY created DESC LIMIT 8;
+
+\echo
+\echo '==> 23. Rate an answer (+1 or -1, with a comment): good NL2SQL answers become examples for similar questions'
+SELECT dbms_cloud_ai.rate_prompt(p.conversation_prompt_id, 1, 'right answer')
+  FROM dbms_cloud_ai.user_cloud_ai_conversation_prompts p
+ WHERE p.prompt_action = 'CHAT' ORDER BY p.created LIMIT 1;
+SELECT prompt_action, left(prompt, 40) AS prompt, rating, rating_comment
+  FROM dbms_cloud_ai.user_cloud_ai_conversation_prompts WHERE rating IS NOT NULL;
+
+\echo
 \echo '==> Done.'
