@@ -21,6 +21,7 @@ import pytest
 from helpers import hint_of, raises
 
 CRON_DB = "dca_cron"
+USAGE_JOB = "dbms_cloud_ai_summarize_usage"
 PURGE_JOB = "dbms_cloud_ai_purge_conversations"
 
 
@@ -137,18 +138,24 @@ def test_schedule_without_pg_cron_in_the_database(db):
     assert db.admin.execute("select count(*) from pg_extension where extname = 'pg_cron'"
                             ).fetchone()[0] == 0
     admin = db.connect("ai_admin")
-    for sql in ("select dbms_cloud_ai.schedule_conversation_purge()",
-                "select dbms_cloud_ai.schedule_conversation_purge('*/5 * * * *', 500)",
-                "select dbms_cloud_ai.unschedule_conversation_purge()"):
+    for sql, elsewhere in (
+            ("select dbms_cloud_ai.schedule_conversation_purge()", "purge_expired_conversations"),
+            ("select dbms_cloud_ai.schedule_conversation_purge('*/5 * * * *', 500)",
+             "purge_expired_conversations"),
+            ("select dbms_cloud_ai.unschedule_conversation_purge()", "purge_expired_conversations"),
+            ("select dbms_cloud_ai.schedule_usage_summary()", "summarize_usage"),
+            ("select dbms_cloud_ai.unschedule_usage_summary()", "summarize_usage")):
         with raises("55000") as e:
             admin.execute(sql)
         assert "pg_cron" in str(e["error"])
-        assert "purge_expired_conversations" in hint_of(e), hint_of(e)
+        assert elsewhere in hint_of(e), hint_of(e)
 
 
 def test_schedule_requires_admin(db, alice):
     for sql in ("select dbms_cloud_ai.schedule_conversation_purge()",
-                "select dbms_cloud_ai.unschedule_conversation_purge()"):
+                "select dbms_cloud_ai.unschedule_conversation_purge()",
+                "select dbms_cloud_ai.schedule_usage_summary()",
+                "select dbms_cloud_ai.unschedule_usage_summary()"):
         with raises("42501") as e:
             alice.execute(sql)
         assert "dbms_cloud_ai_admin" in hint_of(e), hint_of(e)
@@ -185,7 +192,8 @@ def _connect(info, role, dbname=CRON_DB):
 def _clean(su):
     """Leave dca_cron re-runnable: no purge job, no conversations."""
     if su.execute("select count(*) from pg_extension where extname = 'pg_cron'").fetchone()[0]:
-        su.execute("select cron.unschedule(jobid) from cron.job where jobname = %s", (PURGE_JOB,))
+        su.execute("select cron.unschedule(jobid) from cron.job where jobname = any(%s)",
+                   ([PURGE_JOB, USAGE_JOB],))
     if su.execute("select count(*) from pg_extension where extname = 'dbms_cloud_ai'").fetchone()[0]:
         su.execute("delete from dbms_cloud_ai._conversation")
 
@@ -277,3 +285,23 @@ def test_pg_cron_runs_the_scheduled_purge(db, cron_db):
     assert su.execute("select count(*) from cron.job where jobname = %s", (PURGE_JOB,)).fetchone()[0] == 0
     assert admin.execute("select dbms_cloud_ai.unschedule_conversation_purge()").fetchone()[0] is False
     su.execute("delete from cron.job_run_details where jobid = %s", (job,))
+
+
+def test_schedule_usage_summary(db, cron_db):
+    """One hourly job runs summarize_usage() as the administrator; scheduling again replaces
+    it; unscheduling removes it (and says whether there was one)."""
+    su, version, conns = cron_db
+    admin = _connect(db.info, "ai_admin")
+    conns.append(admin)
+    job = admin.execute("select dbms_cloud_ai.schedule_usage_summary()").fetchone()[0]
+    again = admin.execute("select dbms_cloud_ai.schedule_usage_summary('*/30 * * * *')").fetchone()[0]
+    rows = su.execute("select jobid, schedule, command, username from cron.job where jobname = %s",
+                      (USAGE_JOB,)).fetchall()
+    assert rows == [(again, "*/30 * * * *", "select dbms_cloud_ai.summarize_usage()", "ai_admin")]
+    assert job == again  # pg_cron updates a job scheduled again under the same name
+    with raises("22023"):
+        admin.execute("select dbms_cloud_ai.schedule_usage_summary('')")
+    assert admin.execute("select dbms_cloud_ai.unschedule_usage_summary()").fetchone()[0] is True
+    assert admin.execute("select dbms_cloud_ai.unschedule_usage_summary()").fetchone()[0] is False
+    assert su.execute("select count(*) from cron.job where jobname = %s",
+                      (USAGE_JOB,)).fetchone()[0] == 0

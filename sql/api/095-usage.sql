@@ -145,3 +145,23 @@ grant update on dbms_cloud_ai._usage_state to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai.model_prices, dbms_cloud_ai._usage, dbms_cloud_ai.user_cloud_ai_usage
    to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.dba_cloud_ai_usage to dbms_cloud_ai_admin;
+
+create function dbms_cloud_ai.schedule_usage_summary(schedule text default '17 * * * *')
+returns bigint language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.schedule_usage_summary(plpy, schedule)
+$python$;
+comment on function dbms_cloud_ai.schedule_usage_summary(text) is
+'Run summarize_usage() on a pg_cron schedule (default hourly), as the calling administrator; returns the job id';
+
+create function dbms_cloud_ai.unschedule_usage_summary()
+returns boolean language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.unschedule_usage_summary(plpy)
+$python$;
+comment on function dbms_cloud_ai.unschedule_usage_summary() is
+'Remove the pg_cron job made by schedule_usage_summary(); false if there was none';

@@ -21,7 +21,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
-from . import accounting, db, summaries
+from . import accounting, db, scheduling, summaries
 from .errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.conversation_id"
@@ -525,38 +525,21 @@ def parse_title(text: str) -> tuple[str, str | None]:
 PURGE_JOB = "dbms_cloud_ai_purge_conversations"
 
 
-def _require_pg_cron(plpy):
-    if db.one(plpy, "select 1 as x from pg_catalog.pg_extension where extname = 'pg_cron'") is None:
-        raise NotInPrerequisiteState(
-            "pg_cron is not installed in this database",
-            detail="pg_cron runs jobs only in the database named by cron.database_name.",
-            hint="CREATE EXTENSION pg_cron there, or call "
-                 "CALL dbms_cloud_ai.purge_expired_conversations() from another scheduler "
-                 "(see the README).")
+_PURGE_ELSEWHERE = "CALL dbms_cloud_ai.purge_expired_conversations()"
 
 
 def schedule_purge(plpy, schedule, batch_size):
     """Schedule the purge with pg_cron as the calling administrator; returns the job id."""
-    from .acl import require_admin
-    require_admin(plpy, "dbms_cloud_ai.schedule_conversation_purge")
-    _require_pg_cron(plpy)
-    if schedule is None or not schedule.strip():
-        raise InvalidParameter("schedule must not be empty",
-                               hint="Pass a cron schedule such as '*/10 * * * *' "
-                                    "('30 seconds' needs pg_cron 1.5 or later).")
+    scheduling.check(plpy, "dbms_cloud_ai.schedule_conversation_purge", _PURGE_ELSEWHERE)
     if batch_size is None or not 1 <= batch_size <= 1_000_000:
         raise InvalidParameter("batch_size must be between 1 and 1000000",
                                hint="Pass batch_size => 10000.")
-    command = f"call dbms_cloud_ai.purge_expired_conversations({int(batch_size)})"
-    return db.one(plpy, "select cron.schedule($1, $2, $3) as job",
-                  ("text", "text", "text"), (PURGE_JOB, schedule, command))["job"]
+    return scheduling.schedule(plpy, "dbms_cloud_ai.schedule_conversation_purge", PURGE_JOB,
+                               schedule,
+                               f"call dbms_cloud_ai.purge_expired_conversations({int(batch_size)})",
+                               _PURGE_ELSEWHERE)
 
 
 def unschedule_purge(plpy):
-    from .acl import require_admin
-    require_admin(plpy, "dbms_cloud_ai.unschedule_conversation_purge")
-    _require_pg_cron(plpy)
-    if db.one(plpy, "select 1 as x from cron.job where jobname = $1", ("text",), (PURGE_JOB,)) is None:
-        return False
-    db.query(plpy, "select cron.unschedule($1)", ("text",), (PURGE_JOB,))
-    return True
+    return scheduling.unschedule(plpy, "dbms_cloud_ai.unschedule_conversation_purge", PURGE_JOB,
+                                 _PURGE_ELSEWHERE)

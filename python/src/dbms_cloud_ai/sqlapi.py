@@ -257,3 +257,13 @@ def set_model_price(plpy, provider, model, input_per_million, output_per_million
 @sql_entry
 def summarize_usage(plpy, recheck_days):
     return _usage.summarize(plpy, recheck_days)
+
+
+@sql_entry
+def schedule_usage_summary(plpy, schedule):
+    return _usage.schedule_summary(plpy, schedule)
+
+
+@sql_entry
+def unschedule_usage_summary(plpy):
+    return _usage.unschedule_summary(plpy)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from . import acl, db, providers
+from . import acl, db, providers, scheduling
 from .errors import InvalidParameter, NullValue
 
 _CURRENCY = re.compile(r"[A-Z]{3}\Z")
@@ -136,3 +136,18 @@ def summarize(plpy, recheck_days) -> int:
            set summarized_through = greatest(summarized_through, $1),
                summarized_at = pg_catalog.now()""", ("date",), (state["target"],))
     return len(days)
+
+
+USAGE_JOB = "dbms_cloud_ai_summarize_usage"
+_USAGE_ELSEWHERE = "SELECT dbms_cloud_ai.summarize_usage()"
+
+
+def schedule_summary(plpy, when) -> int:
+    """Run summarize_usage() on a pg_cron schedule, as the calling administrator."""
+    return scheduling.schedule(plpy, "dbms_cloud_ai.schedule_usage_summary", USAGE_JOB, when,
+                               "select dbms_cloud_ai.summarize_usage()", _USAGE_ELSEWHERE)
+
+
+def unschedule_summary(plpy) -> bool:
+    return scheduling.unschedule(plpy, "dbms_cloud_ai.unschedule_usage_summary", USAGE_JOB,
+                                 _USAGE_ELSEWHERE)
