@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pathlib
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 PEOPLE_GYMNAST = """
@@ -48,3 +50,13 @@ SALES_GRANTS = """
 grant usage on schema sh to {role};
 grant select on all tables in schema sh to {role};
 """
+
+
+# --- fixtures shared by the NL2SQL and feedback tests (import them by name) ----------------------
+
+@pytest.fixture
+def people(alice):
+    """alice with Oracle's SDK fixture tables in her schema, allowed to run generated SQL."""
+    alice.execute(PEOPLE_GYMNAST.format(schema="alice"))
+    alice.execute("set statement_timeout = '20s'")
+    return alice

@@ -17,7 +17,7 @@ from fake_llm import Answer, Hang, Raw
 from psycopg.rows import dict_row
 
 from helpers import case, generate, make_profile, raises
-from nl2sql_fixtures import PEOPLE_GYMNAST
+from nl2sql_fixtures import PEOPLE_GYMNAST, people  # noqa: F401 - fixture
 
 GUID = re.compile(r"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\Z")
 PEOPLE_COUNT = 'SELECT count(*) AS "People Count" FROM alice.people p'
@@ -30,24 +30,9 @@ CALL_COLS = ["call_id", "created", "profile_name", "action", "purpose", "provide
 
 # --- helpers ---------------------------------------------------------------------------------
 
-@pytest.fixture(autouse=True)
-def default_responder(fake_llm):
-    """Start from the fake's default answer whatever an earlier test left behind."""
-    fake_llm.responder = lambda wire, body: Answer("fake answer")
-    yield
-
-
 @pytest.fixture
 def admin(db):
     return db.connect("ai_admin")
-
-
-@pytest.fixture
-def people(alice):
-    """alice with Oracle's SDK fixture tables, allowed to run generated SQL."""
-    alice.execute(PEOPLE_GYMNAST.format(schema="alice"))
-    alice.execute("set statement_timeout = '20s'")
-    return alice
 
 
 def rows(conn, sql, args=()):

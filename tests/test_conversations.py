@@ -32,13 +32,6 @@ PROMPT_COLS = ORACLE_PROMPT_COLS + [
 
 # --- helpers ---------------------------------------------------------------------------------
 
-@pytest.fixture(autouse=True)
-def default_responder(fake_llm):
-    """Start from the fake's default answer whatever an earlier test left behind."""
-    fake_llm.responder = lambda wire, body: Answer("fake answer")
-    yield
-
-
 @pytest.fixture
 def echo(llm):
     """The fake answers every request with 're: <last user message>'."""

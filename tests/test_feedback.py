@@ -14,7 +14,7 @@ import pytest
 from fake_llm import Answer, Raw, embed_text, last_user_text
 
 from helpers import case, generate, make_profile, raises
-from nl2sql_fixtures import PEOPLE_GYMNAST
+from nl2sql_fixtures import PEOPLE_GYMNAST, people  # noqa: F401 - fixture
 
 COUNT_SQL = 'SELECT count(*) AS "People Count" FROM alice.people p'
 COUNT_SHOWN = 'SELECT count(*) AS "People Count"\nFROM alice.people AS p'
@@ -27,19 +27,6 @@ Q_UNRELATED = "What is the best total score of a gymnast?"
 
 
 # --- fixtures and helpers ------------------------------------------------------------------------
-
-@pytest.fixture(autouse=True)
-def default_responder(fake_llm):
-    fake_llm.responder = lambda wire, body: Answer("fake answer")
-    yield
-
-
-@pytest.fixture
-def people(alice):
-    alice.execute(PEOPLE_GYMNAST.format(schema="alice"))
-    alice.execute("set statement_timeout = '20s'")
-    return alice
-
 
 def oracle_sql_id(text: str) -> str:
     """Reference implementation (Tanel Poder / Slavik Markovich): the last 8 bytes of

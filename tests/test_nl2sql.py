@@ -15,7 +15,8 @@ import pytest
 from fake_llm import Answer
 
 from helpers import case, generate, make_profile, raises
-from nl2sql_fixtures import PEOPLE_GYMNAST, SALES_GRANTS, SALES_SCHEMA
+from nl2sql_fixtures import (PEOPLE_GYMNAST, SALES_GRANTS, SALES_SCHEMA,  # noqa: F401
+                              people)
 
 PEOPLE_COUNT = 'SELECT count(*) AS "People Count" FROM alice.people p'
 PEOPLE_COUNT_JSON = '[\n  {\n    "People Count" : 5\n  }\n]'
@@ -24,21 +25,6 @@ TITLE = Answer('{"title": "People", "description": "Questions about people."}')
 
 
 # --- fixtures and helpers ----------------------------------------------------------------------
-
-@pytest.fixture(autouse=True)
-def default_responder(fake_llm):
-    """Whatever an earlier test left behind, unscripted requests get the fake's default."""
-    fake_llm.responder = lambda wire, body: Answer("fake answer")
-    yield
-
-
-@pytest.fixture
-def people(alice):
-    """alice with Oracle's SDK fixture tables in her schema, allowed to run generated SQL."""
-    alice.execute(PEOPLE_GYMNAST.format(schema="alice"))
-    alice.execute("set statement_timeout = '20s'")
-    return alice
-
 
 @pytest.fixture
 def sales(db):

@@ -27,13 +27,6 @@ TRANSLATE_BUDGET = min(WINDOW - OUT - RESERVE, OUT // 2)  # 100 tokens
 TRANSLATE_T = math.floor(0.8 * 3 * TRANSLATE_BUDGET)    # 240 characters
 
 
-@pytest.fixture(autouse=True)
-def default_responder(fake_llm):
-    fake_llm.responder = lambda wire, body: Answer("fake answer")
-    yield
-    fake_llm.responder = lambda wire, body: Answer("fake answer")
-
-
 @pytest.fixture
 def small(alice, llm):
     """alice with profile P: context_window 2000, max_tokens 200."""

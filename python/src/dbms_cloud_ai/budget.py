@@ -63,13 +63,11 @@ def check(plpy, ctx, messages: list[dict]) -> None:
             for r in accounting.held(who) if r["input_tokens"] or r["output_tokens"]]
     row = db.one(plpy, _USED, ("bool", "text"), (all_limit is not None, json.dumps(held)))
     unsaved = row["unsaved"]
-    for limit, used, whose, hint in (
-            (own_limit, row["own"], f"role {who}",
-             "Wait until tomorrow (UTC), or ask an administrator to raise it with "
-             f"dbms_cloud_ai.set_token_budget('{who}', ...)."),
-            (all_limit, row["total"], "the database (PUBLIC)",
-             "Wait until tomorrow (UTC), or ask an administrator to raise it with "
-             "dbms_cloud_ai.set_token_budget('PUBLIC', ...).")):
+    for limit, used, whose, principal in ((own_limit, row["own"], f"role {who}", who),
+                                          (all_limit, row["total"], "the database (PUBLIC)",
+                                           "PUBLIC")):
+        hint = ("Wait until tomorrow (UTC), or ask an administrator to raise it with "
+                f"dbms_cloud_ai.set_token_budget('{principal}', ...).")
         if limit is None:
             continue
         used = (used or 0) + unsaved

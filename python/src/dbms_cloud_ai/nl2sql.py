@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import accounting, db, feedback, llm, schema_context, sqlguard, sqlrun
 from .errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
@@ -295,7 +295,6 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
 
 def _fresh(ctx):
     """The context for a second model call: budget settings read again."""
-    from dataclasses import replace
     return replace(ctx, settings=None) if ctx is not None else None
 
 

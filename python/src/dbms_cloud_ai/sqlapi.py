@@ -6,7 +6,11 @@ SQLSTATE, detail and hint.
 
 from __future__ import annotations
 
-from . import accounting, acl, attributes, budget, conversations, credentials, generate as _generate, profiles
+from . import accounting, acl, attributes, budget, conversations, credentials, db, profiles
+from . import feedback as _feedback
+from . import generate as _generate
+from . import text_actions as _text_actions
+from . import usage as _usage
 from .boundary import sql_entry
 
 # --- dbms_cloud ---------------------------------------------------------------
@@ -192,7 +196,7 @@ def unschedule_conversation_purge(plpy):
 
 @sql_entry
 def pending_calls(plpy):
-    return accounting.pending(plpy, plpy.execute("select current_user::text as u")[0]["u"])
+    return accounting.pending(plpy, db.one(plpy, "select current_user::text as u")["u"])
 
 
 @sql_entry
@@ -202,7 +206,6 @@ def set_token_budget(plpy, principal_name, daily_tokens):
 
 # --- dbms_cloud_ai: feedback, ratings, examples ------------------------------------
 
-from . import feedback as _feedback  # noqa: E402
 
 
 @sql_entry
@@ -229,7 +232,6 @@ def sql_id(plpy, sql_text):
 
 # --- dbms_cloud_ai: summarize and translate ---------------------------------------
 
-from . import text_actions as _text_actions  # noqa: E402
 
 
 @sql_entry
@@ -246,7 +248,6 @@ def translate(plpy, profile_name, text, source_language, target_language):
 
 # --- dbms_cloud_ai: usage reports (prices) ----------------------------------------
 
-from . import usage as _usage  # noqa: E402
 
 
 @sql_entry
