@@ -21,16 +21,28 @@ grant select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms
 grant select on dbms_cloud_ai._token_budget to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._token_budget to dbms_cloud_ai_admin;
 
+grant select on dbms_cloud_ai._memory_role, dbms_cloud_ai._memory_organization to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._memory, dbms_cloud_ai._memory_job
+   to dbms_cloud_ai_user;
+grant insert, update, delete on dbms_cloud_ai._memory_role, dbms_cloud_ai._memory_organization
+   to dbms_cloud_ai_admin;
+grant select, insert on dbms_cloud_ai._memory_erasure to dbms_cloud_ai_admin;
+grant delete on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_admin;
+grant update on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_admin;
+
 grant select on dbms_cloud.user_credentials, dbms_cloud_ai.user_cloud_ai_profiles,
                 dbms_cloud_ai.user_cloud_ai_profile_attributes, dbms_cloud_ai.profile_attribute_names,
                 dbms_cloud_ai.user_host_aces, dbms_cloud_ai.user_cloud_ai_conversations,
                 dbms_cloud_ai.user_cloud_ai_conversation_prompts,
                 dbms_cloud_ai.session_cloud_ai_conversation_prompts,
                 dbms_cloud_ai.user_cloud_ai_calls, dbms_cloud_ai.user_cloud_ai_message_sources,
-                dbms_cloud_ai.user_cloud_ai_token_budgets
+                dbms_cloud_ai.user_cloud_ai_token_budgets, dbms_cloud_ai.user_cloud_ai_memories,
+                dbms_cloud_ai.user_cloud_ai_memory_jobs
    to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.dba_cloud_ai_profiles, dbms_cloud_ai.dba_cloud_ai_profile_attributes,
                 dbms_cloud_ai.dba_host_aces, dbms_cloud_ai.dba_cloud_ai_conversations,
                 dbms_cloud_ai.dba_cloud_ai_conversation_prompts, dbms_cloud_ai.dba_cloud_ai_calls,
-                dbms_cloud_ai.user_cloud_ai_token_budgets
+                dbms_cloud_ai.user_cloud_ai_token_budgets, dbms_cloud_ai.dba_cloud_ai_memories,
+                dbms_cloud_ai.dba_cloud_ai_memory_jobs, dbms_cloud_ai.dba_cloud_ai_memory_erasures,
+                dbms_cloud_ai.dba_cloud_ai_memory_settings, dbms_cloud_ai.dba_cloud_ai_memory_roles
    to dbms_cloud_ai_admin;

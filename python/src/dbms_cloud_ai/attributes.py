@@ -172,6 +172,11 @@ SPEC = {
                           "of the window as a running summary written by the model"),
     "summary_max_tokens": (_int(50, 4000), 500, "size of that summary (max_tokens of the "
                            "summary call)"),
+    "long_term_memory": (_bool, False, "chat: remember durable facts an identified end user "
+                         "states and recall them in later conversations (the organization's "
+                         "switch must be on too; dbms_cloud_ai.enable_memory)"),
+    "memory_model": (_string, "the profile's model", "model that extracts memories (a cheaper, "
+                     "classifier-tier model of the same provider)"),
     "additional_instructions": (_string, None, "extra instructions for the model"),
     "role": (_string, None, "system role text for the model"),
     "region": (_string, None, "provider region"),

@@ -337,9 +337,10 @@ _NO_TOTALS = dict.fromkeys(("provider", "model", "prompt_version", "input_tokens
 
 
 def record(plpy, thread: Thread, profile_name, action, prompt, response, prompt_id=None,
-           totals=None):
+           totals=None, speaker=None):
     """Write one turn (prompt and response together) after the model answered,
-    with what its model calls cost (``accounting.turn_totals``)."""
+    with what its model calls cost (``accounting.turn_totals``) and, for
+    long-term memory, who said it (``speaker``: identity.Identity)."""
     if thread.kind == "session":
         _session_record(plpy, profile_name, action, prompt, response)
         return True
@@ -351,21 +352,24 @@ def record(plpy, thread: Thread, profile_name, action, prompt, response, prompt_
                        (conversation_prompt_id, conversation_id, profile_name, prompt_action, prompt,
                         prompt_response, client_identifier, client_ip, sid, serial_no,
                         provider, model, prompt_version, input_tokens, output_tokens,
-                        tokens_estimated, latency_ms)
+                        tokens_estimated, latency_ms, organization, subject)
                 select $1::uuid, c.conversation_id, $3, $4, $5, $6,
                        nullif(pg_catalog.current_setting('application_name'), ''),
                        pg_catalog.host(pg_catalog.inet_client_addr()), pg_catalog.pg_backend_pid(),
                        (select (extract(epoch from a.backend_start) * 1000000)::bigint
                           from pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) a),
-                       $7, $8, $9, $10, $11, $12, $13
+                       $7, $8, $9, $10, $11, $12, $13, $14, $15
                   from dbms_cloud_ai._conversation c
                  where c.conversation_id = $2::uuid and c.owner = current_user and {_LIVE}
                 returning 1 as x""", ("text", "text", "text", "text", "text", "text",
-                                     "text", "text", "text", "int4", "int4", "bool", "int4"),
+                                     "text", "text", "text", "int4", "int4", "bool", "int4",
+                                     "text", "text"),
                          (prompt_id or new_prompt_id(), thread.conversation_id, profile_name,
                           action.upper(), prompt, response, t["provider"], t["model"],
                           t["prompt_version"], t["input_tokens"], t["output_tokens"],
-                          t["tokens_estimated"], t["latency_ms"]))
+                          t["tokens_estimated"], t["latency_ms"],
+                          speaker.organization if speaker else None,
+                          speaker.subject if speaker else None))
     except plpy.spiexceptions.ForeignKeyViolation:
         row = None
     if row is None:  # dropped (or expired) while the model was answering

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from . import accounting, attributes, conversations, feedback, llm, nl2sql, profiles, summaries
+from . import accounting, attributes, conversations, feedback, memory, memory_jobs, nl2sql, profiles
+from . import llm, summaries
 from . import text_actions
 from .errors import DcaError, FeatureNotSupported, InvalidParameter
 
@@ -64,8 +65,7 @@ CHAT_VERSION = accounting.version("chat", "system: role, additional_instructions
 
 def _chat(call: Call) -> str:
     messages = call.system() + call.history() + [{"role": "user", "content": call.prompt}]
-    return llm.chat(call.plpy, call.attrs, messages, call.ctx,
-                    prompt_version=CHAT_VERSION).text
+    return memory.chat(call, messages, CHAT_VERSION)
 
 
 def _nl2sql(action):
@@ -138,12 +138,15 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
                 named = _name_conversation(call, kept)
             prompt_id = conversations.new_prompt_id()
             accounting.link_prompt(turn, prompt_id, thread.conversation_id)
+            speaker = memory_jobs.speaker(plpy, attrs) if thread.kind == "named" else None
             recorded = conversations.record(plpy, thread, profile.name, name, prompt, kept,
-                                            prompt_id, accounting.turn_totals(turn))
+                                            prompt_id, accounting.turn_totals(turn), speaker)
             if recorded and named is not None:
                 conversations.set_title(plpy, thread, *named)
             if recorded:
                 summaries.save(plpy, thread)
+            if recorded and speaker is not None:
+                memory_jobs.enqueue(plpy, speaker, thread.conversation_id, profile.name)
             if not recorded or thread.kind != "named":
                 prompt_id = None
         # Oracle's FEEDBACK names NL2SQL statements by SQL_ID: log them.

@@ -77,16 +77,17 @@ def _budget(plpy, row: dict | None = None) -> tuple[float, int]:
 
 
 def chat(plpy, attrs: dict, messages: list[dict], ctx=None, *, purpose: str = "answer",
-         prompt_version: str = "chat") -> Completion:
+         prompt_version: str = "chat", tools: list[dict] | None = None) -> Completion:
     """One chat completion, recorded by ``accounting`` whether it succeeds or
     not.  ``ctx`` (profiles.CallContext) saves the lookups that the profile
     query already made.  ``purpose`` and ``prompt_version`` say what the
-    request was for (answer, repair, explanation, ...) and which template."""
+    request was for (answer, repair, explanation, ...) and which template.
+    ``tools``: functions the model may ask for (``Completion.tool_calls``)."""
     provider = providers.for_attributes(attrs)
     req = ChatRequest(messages=messages, model=provider.model(attrs),
                       temperature=attrs.get("temperature"),
                       max_tokens=attrs.get("max_tokens", 1024),
-                      stop=attrs.get("stop_tokens"), seed=attrs.get("seed"))
+                      stop=attrs.get("stop_tokens"), seed=attrs.get("seed"), tools=tools)
     url = provider.url(attrs, req)
     acl.check_egress(plpy, url, ctx.aces if ctx else None)
     budget.check(plpy, ctx, messages)

@@ -6,7 +6,8 @@ SQLSTATE, detail and hint.
 
 from __future__ import annotations
 
-from . import accounting, acl, attributes, budget, conversations, credentials, db, profiles
+from . import accounting, acl, attributes, budget, conversations, credentials, db, identity
+from . import memory, memory_jobs, profiles
 from . import feedback as _feedback
 from . import generate as _generate
 from . import text_actions as _text_actions
@@ -268,3 +269,66 @@ def schedule_usage_summary(plpy, schedule):
 @sql_entry
 def unschedule_usage_summary(plpy):
     return _usage.unschedule_summary(plpy)
+
+
+# --- dbms_cloud_ai: long-term memory ------------------------------------------
+
+
+@sql_entry
+def set_end_user(plpy, subject, is_local):
+    identity.set_end_user(plpy, subject, is_local)
+
+
+@sql_entry
+def memory_identity(plpy):
+    return identity.row(plpy)
+
+
+@sql_entry
+def enable_memory(plpy, organization):
+    identity.set_org(plpy, "enable_memory", organization, enabled=True)
+
+
+@sql_entry
+def disable_memory(plpy, organization):
+    identity.set_org(plpy, "disable_memory", organization, enabled=False)
+
+
+@sql_entry
+def set_memory_attribute(plpy, attribute_name, attribute_value, organization):
+    identity.set_attribute(plpy, attribute_name, attribute_value, organization)
+
+
+@sql_entry
+def set_memory_role(plpy, role_name, organization, identity_source):
+    identity.set_role(plpy, role_name, organization, identity_source)
+
+
+@sql_entry
+def delete_memory(plpy, memory_id):
+    memory.delete(plpy, memory_id)
+
+
+@sql_entry
+def erase_memories(plpy, subject, organization, memory_id):
+    return memory.erase(plpy, subject, organization, memory_id)
+
+
+@sql_entry
+def claim_memory_jobs(plpy, batch_size, run_token):
+    return memory_jobs.claim(plpy, batch_size, run_token)
+
+
+@sql_entry
+def run_memory_job(plpy, conversation_id, run_token):
+    return memory_jobs.run(plpy, conversation_id, run_token)
+
+
+@sql_entry
+def schedule_memory_jobs(plpy, schedule, batch_size):
+    return memory_jobs.schedule(plpy, schedule, batch_size)
+
+
+@sql_entry
+def unschedule_memory_jobs(plpy):
+    return memory_jobs.unschedule(plpy)
