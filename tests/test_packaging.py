@@ -59,7 +59,8 @@ def test_every_function_pins_search_path_and_none_is_security_definer(db):
          where n.nspname in {SCHEMAS}""").fetchall()
     assert len(rows) >= 24
     # A procedure that COMMITs cannot have a SET clause; it pins search_path in its body.
-    commits = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)"}
+    commits = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)",
+               "dbms_cloud_ai.run_memory_jobs(integer,integer,bigint)"}
     # The one SECURITY DEFINER function: the database-wide (PUBLIC) token budget needs
     # every role's token total, which row-level security hides from each caller; it
     # returns that one number, takes no argument and pins search_path (checked below).
@@ -108,7 +109,11 @@ def test_user_tables_are_dumped_by_pg_dump(db):
                       # accounting: calls, sources and budgets; prices.  The usage summary
                       # (_usage_daily, _usage_state) is derived and rebuilt after a restore.
                       "dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source",
-                      "dbms_cloud_ai._token_budget", "dbms_cloud_ai._model_price"}
+                      "dbms_cloud_ai._token_budget", "dbms_cloud_ai._model_price",
+                      # long-term memory: settings, memories, jobs and the erasure audit
+                      "dbms_cloud_ai._memory_role", "dbms_cloud_ai._memory_organization",
+                      "dbms_cloud_ai._memory", "dbms_cloud_ai._memory_job",
+                      "dbms_cloud_ai._memory_erasure"}
 
 
 def test_session_refuses_a_library_of_another_version(db):

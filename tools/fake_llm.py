@@ -10,6 +10,19 @@ headers and raw body, or a fault (delay, hang, slow headers, drip, close).
     ... call generate() ...
     fake.requests[-1].json["messages"]
 
+Tool calling: ``ToolCalls(calls, text="")`` answers with tool calls, each
+``{"name", "arguments": {...}, "id": optional}``, as the provider would
+(OpenAI finish_reason "tool_calls", Anthropic tool_use blocks, Gemini
+functionCall parts without ids, Cohere v2 TOOL_CALL with a tool_plan).  On a
+recorded request body, ``offered_tools`` names the tools offered,
+``tool_call_requests`` lists the earlier tool calls it replays and
+``tool_results`` the tool results it carries, whatever the wire format:
+
+    fake.script(ToolCalls([{"name": "search_memories", "arguments": {"query": "x"}}]),
+                Answer("done"))
+    ... call generate() ...
+    tool_results(fake.requests[1].wire, fake.requests[1].json)
+
 Embedding endpoints (OpenAI/Azure ``.../embeddings``, Cohere ``/v2/embed``,
 Google ``:embedContent`` and ``:batchEmbedContents``) answer with
 deterministic vectors: a hashed bag of the text's words (``embed_text``), so
@@ -58,6 +71,21 @@ class Recorded:
 class Answer:
     """A successful completion in the wire format the request used."""
     text: str
+    input_tokens: int | None = 11
+    output_tokens: int | None = 7
+    delay: float = 0.0
+
+
+@dataclass
+class ToolCalls:
+    """A reply asking for tool calls, in the wire format the request used.
+
+    ``calls``: ``{"name", "arguments": {...}, "id": optional}``; the id defaults
+    to ``call_<n>`` (``toolu_<n>`` for Anthropic) and Gemini replies carry none.
+    ``text`` goes with the calls: OpenAI content (else null), an Anthropic text
+    block, a Gemini text part, the Cohere tool_plan."""
+    calls: list[dict]
+    text: str = ""
     input_tokens: int | None = 11
     output_tokens: int | None = 7
     delay: float = 0.0
@@ -189,8 +217,10 @@ def wire_format(path: str) -> str:
     return "unknown"
 
 
-def render(wire: str, ans: Answer, model: str | None) -> dict:
+def render(wire: str, ans: Answer | ToolCalls, model: str | None) -> dict:
     """The body a real provider would send for ``ans``."""
+    if isinstance(ans, ToolCalls):
+        return render_tool_calls(wire, ans, model)
     i, o = ans.input_tokens, ans.output_tokens
     if wire == "anthropic":
         usage = {"input_tokens": i, "output_tokens": o} if i is not None else None
@@ -221,6 +251,148 @@ def render(wire: str, ans: Answer, model: str | None) -> dict:
     return body
 
 
+def render_tool_calls(wire: str, step: ToolCalls, model: str | None) -> dict:
+    """The body a real provider sends when its model asks for tool calls."""
+    i, o = step.input_tokens, step.output_tokens
+    calls = [(c.get("id") or f"{'toolu' if wire == 'anthropic' else 'call'}_{n}", c["name"],
+              c.get("arguments") or {}) for n, c in enumerate(step.calls)]
+    if wire == "anthropic":
+        blocks = [{"type": "text", "text": step.text}] if step.text else []
+        blocks += [{"type": "tool_use", "id": cid, "name": name, "input": args}
+                   for cid, name, args in calls]
+        body = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+                "content": blocks, "stop_reason": "tool_use", "stop_sequence": None}
+        if i is not None:
+            body["usage"] = {"input_tokens": i, "output_tokens": o}
+        return body
+    if wire == "cohere":
+        message = {"role": "assistant"}
+        if step.text:
+            message["tool_plan"] = step.text
+        message["tool_calls"] = [{"id": cid, "type": "function",
+                                  "function": {"name": name, "arguments": json.dumps(args)}}
+                                 for cid, name, args in calls]
+        body = {"id": "fake", "finish_reason": "TOOL_CALL", "message": message}
+        if i is not None:
+            body["usage"] = {"billed_units": {"input_tokens": i, "output_tokens": o},
+                             "tokens": {"input_tokens": i, "output_tokens": o}}
+        return body
+    if wire == "google":
+        parts = [{"text": step.text}] if step.text else []
+        parts += [{"functionCall": {"name": name, "args": args}} for _, name, args in calls]
+        body = {"candidates": [{"content": {"role": "model", "parts": parts},
+                                "finishReason": "STOP"}], "modelVersion": model}
+        if i is not None:
+            body["usageMetadata"] = {"promptTokenCount": i, "candidatesTokenCount": o,
+                                     "totalTokenCount": i + o}
+        return body
+    message = {"role": "assistant", "content": step.text or None,
+               "tool_calls": [{"id": cid, "type": "function",
+                               "function": {"name": name, "arguments": json.dumps(args)}}
+                              for cid, name, args in calls]}
+    body = {"id": "chatcmpl-fake", "object": "chat.completion", "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
+    if i is not None:
+        body["usage"] = {"prompt_tokens": i, "completion_tokens": o, "total_tokens": i + o}
+    return body
+
+
+def offered_tools(wire: str, body: dict) -> list[str]:
+    """The names of the tools a chat request offers, whatever the wire format."""
+    tools = body.get("tools") if isinstance(body, dict) else None
+    if not isinstance(tools, list):
+        return []
+    if wire == "google":
+        return [d.get("name") for t in tools for d in t.get("functionDeclarations") or []]
+    if wire == "anthropic":
+        return [t.get("name") for t in tools]
+    return [(t.get("function") or {}).get("name") for t in tools]
+
+
+def _arguments(raw):
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def tool_call_requests(wire: str, body: dict) -> list[dict]:
+    """The model's earlier tool calls a chat request replays, in order:
+    ``{"id", "name", "arguments"}`` (arguments parsed when sent as JSON text;
+    Gemini ids are ``call_<n>``, n counting the calls of their turn)."""
+    out = []
+    try:
+        if wire == "google":
+            for c in body["contents"]:
+                calls = [p["functionCall"] for p in c["parts"] if "functionCall" in p]
+                out += [{"id": fc.get("id") or f"call_{n}", "name": fc["name"],
+                         "arguments": fc.get("args", {})} for n, fc in enumerate(calls)]
+        elif wire == "anthropic":
+            for m in body["messages"]:
+                if m["role"] == "assistant" and isinstance(m["content"], list):
+                    out += [{"id": b["id"], "name": b["name"], "arguments": b.get("input")}
+                            for b in m["content"] if b.get("type") == "tool_use"]
+        else:
+            for m in body["messages"]:
+                if m["role"] == "assistant":
+                    out += [{"id": tc["id"], "name": tc["function"]["name"],
+                             "arguments": _arguments(tc["function"].get("arguments"))}
+                            for tc in m.get("tool_calls") or []]
+    except (KeyError, TypeError, AttributeError):
+        pass
+    return out
+
+
+def _content_text(content) -> str:
+    """A tool result's content as text: a string, or text blocks and documents."""
+    if isinstance(content, str):
+        return content
+    texts = []
+    for b in content if isinstance(content, list) else []:
+        if not isinstance(b, dict):
+            continue
+        if isinstance(b.get("text"), str):
+            texts.append(b["text"])
+        elif isinstance(b.get("document"), dict):
+            data = b["document"].get("data")
+            texts.append(data if isinstance(data, str) else json.dumps(data))
+    return "".join(texts)
+
+
+def tool_results(wire: str, body: dict) -> list[dict]:
+    """Every tool result a chat request carries, in order: ``{"id", "name",
+    "content"}`` with content as text (for Gemini, the JSON of
+    functionResponse.response.result; its id ``call_<n>`` counts the results of
+    their turn, matching the calls)."""
+    out = []
+    names = {c["id"]: c["name"] for c in tool_call_requests(wire, body)}
+    try:
+        if wire == "google":
+            for c in body["contents"]:
+                responses = [p["functionResponse"] for p in c["parts"] if "functionResponse" in p]
+                for n, fr in enumerate(responses):
+                    resp = fr.get("response")
+                    result = resp.get("result", resp) if isinstance(resp, dict) else resp
+                    out.append({"id": fr.get("id") or f"call_{n}", "name": fr.get("name"),
+                                "content": result if isinstance(result, str) else json.dumps(result)})
+        elif wire == "anthropic":
+            for m in body["messages"]:
+                if m["role"] == "user" and isinstance(m["content"], list):
+                    out += [{"id": b["tool_use_id"], "name": names.get(b["tool_use_id"]),
+                             "content": _content_text(b.get("content"))}
+                            for b in m["content"] if b.get("type") == "tool_result"]
+        else:
+            for m in body["messages"]:
+                if m["role"] == "tool":
+                    out.append({"id": m.get("tool_call_id"), "name": names.get(m.get("tool_call_id")),
+                                "content": _content_text(m.get("content"))})
+    except (KeyError, TypeError, AttributeError):
+        pass
+    return out
+
+
 def request_model(wire: str, path: str, body: dict) -> str | None:
     if wire in ("google", "google-embed", "google-batch-embed"):
         return path.split("/models/")[-1].split(":")[0]
@@ -228,15 +400,23 @@ def request_model(wire: str, path: str, body: dict) -> str | None:
 
 
 def last_user_text(wire: str, body: dict) -> str:
-    """The text of the last user turn, whatever the wire format."""
+    """The text of the last user turn that has text, whatever the wire format
+    (tool results, which some formats send as user turns, are passed over)."""
     try:
         if wire == "google":
-            return body["contents"][-1]["parts"][0]["text"]
-        msgs = [m for m in body["messages"] if m["role"] == "user"]
-        content = msgs[-1]["content"]
-        return content if isinstance(content, str) else content[0]["text"]
-    except (KeyError, IndexError, TypeError):
-        return ""
+            turns = [c["parts"] for c in body["contents"] if c.get("role", "user") == "user"]
+        else:
+            turns = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        for content in reversed(turns):
+            if isinstance(content, str):
+                return content
+            texts = [b["text"] for b in content if isinstance(b, dict)
+                     and isinstance(b.get("text"), str) and b.get("type", "text") == "text"]
+            if texts:
+                return texts[0]
+    except (KeyError, IndexError, TypeError, AttributeError):
+        pass
+    return ""
 
 
 class FakeLLM:
@@ -369,7 +549,7 @@ class FakeLLM:
             status, headers = 200, {}
             payload = json.dumps(render_embedding(wire, step, parsed,
                                                   request_model(wire, h.path, parsed))).encode()
-        elif isinstance(step, Answer):
+        elif isinstance(step, (Answer, ToolCalls)):
             status, headers = 200, {}
             payload = json.dumps(render(wire, step, request_model(wire, h.path, parsed))).encode()
         else:

@@ -27,7 +27,7 @@ grant select, insert, update, delete on dbms_cloud_ai._memory, dbms_cloud_ai._me
 grant insert, update, delete on dbms_cloud_ai._memory_role, dbms_cloud_ai._memory_organization
    to dbms_cloud_ai_admin;
 grant select, insert on dbms_cloud_ai._memory_erasure to dbms_cloud_ai_admin;
-grant delete on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_admin;
+grant delete on dbms_cloud_ai._conversation_prompt, dbms_cloud_ai._sql_statement to dbms_cloud_ai_admin;
 grant update on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_admin;
 
 grant select on dbms_cloud.user_credentials, dbms_cloud_ai.user_cloud_ai_profiles,

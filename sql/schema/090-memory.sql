@@ -185,6 +185,12 @@ create policy memory_erasure_admin on dbms_cloud_ai._memory_erasure
 create policy conversation_prompt_admin_erase on dbms_cloud_ai._conversation_prompt for delete
     to dbms_cloud_ai_admin
     using (subject is not null and dbms_cloud_ai._administers(organization));
+-- ... the NL2SQL statement log rows recorded for them ...
+create policy sql_statement_admin_erase on dbms_cloud_ai._sql_statement for delete
+    to dbms_cloud_ai_admin
+    using (exists (select from dbms_cloud_ai._conversation_prompt p
+                    where p.conversation_prompt_id operator(pg_catalog.=) _sql_statement.conversation_prompt_id
+                      and p.subject is not null and dbms_cloud_ai._administers(p.organization)));
 -- ... and blank the summaries made from such prompts (never write one).
 create policy conversation_summary_admin_erase on dbms_cloud_ai._conversation_summary for update
     to dbms_cloud_ai_admin

@@ -249,7 +249,11 @@ def erase(plpy, subject, organization, memory_id) -> int:
                               f"in organization {org}",
                               hint="Find it in dbms_cloud_ai.dba_cloud_ai_memories.")
     prompts = found["prompts"] or []
-    # Summaries made from those prompts first (they are found through them).
+    # What was derived from those prompts first (it is found through them):
+    # NL2SQL statement log rows, then summaries.
+    db.query(plpy, """
+        delete from dbms_cloud_ai._sql_statement
+         where conversation_prompt_id = any ($1::uuid[])""", ("text[]",), (prompts,))
     db.query(plpy, """
         update dbms_cloud_ai._conversation_summary s
            set summary = null, first_seq = null, covers_seq = null, prompts = 0, call_id = null,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -11,7 +12,16 @@ from ..errors import FeatureNotSupported, InvalidParameter, ProviderBadResponse
 
 @dataclass
 class ChatRequest:
-    """A provider-neutral chat call; messages use roles system, user and assistant."""
+    """A provider-neutral chat call; messages use roles system, user and assistant.
+
+    With tool calling, ``tools`` lists ``{"name", "description", "parameters"}``
+    (parameters: a JSON schema object), and messages may also be
+
+    * an assistant turn that asked for tools:
+      ``{"role": "assistant", "content": str | None, "tool_calls": [{"id", "name", "arguments"}]}``
+    * a tool result: ``{"role": "tool", "tool_call_id", "name", "content": <JSON text>}``
+
+    which each adapter translates into its provider's own format."""
 
     messages: list[dict]
     model: str | None = None
@@ -19,6 +29,7 @@ class ChatRequest:
     max_tokens: int = 1024
     stop: list[str] | None = None
     seed: int | None = None
+    tools: list[dict] | None = None
 
 
 @dataclass
@@ -32,6 +43,9 @@ class Embedding:
 
 @dataclass
 class Completion:
+    """A reply.  ``tool_calls``: ``{"id", "name", "arguments": dict}`` the model
+    asked for (``text`` is then often "")."""
+
     text: str
     model: str
     input_tokens: int
@@ -39,6 +53,7 @@ class Completion:
     tokens_estimated: bool = False
     finish_reason: str | None = None
     extra: dict = field(default_factory=dict)
+    tool_calls: list[dict] = field(default_factory=list)
 
 
 class Provider:
@@ -153,13 +168,54 @@ def float_vector(value) -> list[float] | None:
     return [float(x) for x in value]
 
 
+def is_tool_turn(m: dict) -> bool:
+    """A message only tool calling produces: a tool result, or an assistant
+    turn that asked for tools."""
+    return m.get("role") == "tool" or (m.get("role") == "assistant" and bool(m.get("tool_calls")))
+
+
+def tool_declaration(tool: dict) -> tuple[str, str, dict]:
+    """A neutral tool's name, description and JSON-schema parameters."""
+    params = tool.get("parameters")
+    return (tool["name"], tool.get("description") or "",
+            params if isinstance(params, dict) else {"type": "object", "properties": {}})
+
+
+def tool_arguments(raw) -> dict:
+    """A tool call's arguments as an object.  A JSON text is parsed; anything
+    that is not (or does not parse into) an object is {}: the caller validates."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return {}
+    return raw if isinstance(raw, dict) else {}
+
+
 def estimate_tokens(text: str) -> int:
     """About four characters a token, the usual rule of thumb for English text."""
     return max(1, math.ceil(len(text) / 4)) if text else 0
 
 
-def usage_or_estimate(req: ChatRequest, text: str, inp, out):
+def _message_text(m: dict) -> str:
+    """A message's text for estimates: its content, or the JSON of anything else."""
+    content = m.get("content")
+    text = content if isinstance(content, str) else "" if content is None else _json(content)
+    if m.get("tool_calls"):
+        text += _json(m["tool_calls"])
+    return text
+
+
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def usage_or_estimate(req: ChatRequest, text: str, inp, out, tool_calls=None):
     if isinstance(inp, int) and isinstance(out, int):
         return inp, out, False
-    prompt_chars = "".join(m["content"] for m in req.messages)
-    return estimate_tokens(prompt_chars), estimate_tokens(text), True
+    prompt_chars = "".join(_message_text(m) for m in req.messages)
+    if req.tools:
+        prompt_chars += _json(req.tools)
+    if tool_calls:
+        text = (text or "") + _json(tool_calls)
+    return estimate_tokens(prompt_chars), estimate_tokens(text or ""), True

@@ -3,11 +3,13 @@ Hugging Face's router, and any OpenAI-compatible server (Ollama, vLLM, LM Studio
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 from ..errors import InvalidParameter
 from .base import (ChatRequest, Completion, Embedding, Provider, as_dict, as_text,
-                   float_vector, join_api_path, usage_or_estimate)
+                   float_vector, is_tool_turn, join_api_path, tool_arguments, tool_declaration,
+                   usage_or_estimate)
 
 
 class OpenAI(Provider):
@@ -22,29 +24,40 @@ class OpenAI(Provider):
         return {"authorization": f"Bearer {api_key}"} if api_key else {}
 
     def body(self, req: ChatRequest, attrs):
-        body = {"model": req.model, "messages": req.messages, "max_tokens": req.max_tokens}
+        messages = req.messages
+        if any(is_tool_turn(m) for m in messages):
+            messages = [openai_message(m) for m in messages]
+        body = {"model": req.model, "messages": messages, "max_tokens": req.max_tokens}
         if req.temperature is not None:
             body["temperature"] = req.temperature
         if req.stop:
             body["stop"] = req.stop
         if req.seed is not None:
             body["seed"] = req.seed
+        if req.tools:
+            body["tools"] = openai_tools(req.tools)
         return body
 
     def parse(self, data, req):
         try:
             choice = data["choices"][0]
-            text = choice["message"]["content"]
-        except (KeyError, IndexError, TypeError):
+            message = choice["message"]
+            text = message.get("content")
+        except (KeyError, IndexError, TypeError, AttributeError):
             raise self.bad("no choices[0].message.content") from None
-        if not isinstance(text, str):
+        calls = parse_openai_tool_calls(message.get("tool_calls"))
+        if calls:
+            text = text if isinstance(text, str) else ""
+        elif "content" not in message:
+            raise self.bad("no choices[0].message.content")
+        elif not isinstance(text, str):
             raise self.bad("choices[0].message.content is not text")
         usage = as_dict(data.get("usage"))
         inp, out, est = usage_or_estimate(
-            req, text, usage.get("prompt_tokens"), usage.get("completion_tokens"))
+            req, text, usage.get("prompt_tokens"), usage.get("completion_tokens"), calls)
         return Completion(text=text, model=as_text(data.get("model")) or req.model or "",
                           input_tokens=inp, output_tokens=out, tokens_estimated=est,
-                          finish_reason=as_text(choice.get("finish_reason")))
+                          finish_reason=as_text(choice.get("finish_reason")), tool_calls=calls)
 
     # POST /v1/embeddings {"model", "input"} -> {"data": [{"embedding": [...]}], "usage"}
     def embedding_url(self, attrs, model):
@@ -66,6 +79,46 @@ class OpenAI(Provider):
         tokens = as_dict(data.get("usage")).get("prompt_tokens")
         return Embedding(vector, as_text(data.get("model")) or model,
                          tokens if isinstance(tokens, int) else None)
+
+
+def openai_tools(tools: list[dict]) -> list[dict]:
+    """Neutral tools as OpenAI (and Cohere v2) function tools."""
+    out = []
+    for t in tools:
+        name, description, parameters = tool_declaration(t)
+        out.append({"type": "function", "function": {
+            "name": name, "description": description, "parameters": parameters}})
+    return out
+
+
+def openai_tool_call(call: dict) -> dict:
+    """A neutral tool call as OpenAI (and Cohere v2) write it: arguments as JSON text."""
+    return {"id": call["id"], "type": "function",
+            "function": {"name": call["name"],
+                         "arguments": json.dumps(call.get("arguments") or {})}}
+
+
+def openai_message(m: dict) -> dict:
+    if m.get("role") == "tool":
+        return {"role": "tool", "tool_call_id": m["tool_call_id"], "content": m["content"]}
+    if is_tool_turn(m):
+        return {"role": "assistant", "content": m.get("content"),
+                "tool_calls": [openai_tool_call(c) for c in m["tool_calls"]]}
+    return m
+
+
+def parse_openai_tool_calls(raw) -> list[dict]:
+    """``[{"id", "type": "function", "function": {"name", "arguments": <JSON text>}}]``
+    (OpenAI and Cohere v2) as neutral tool calls."""
+    calls = []
+    for i, tc in enumerate(raw if isinstance(raw, list) else []):
+        fn = as_dict(as_dict(tc).get("function"))
+        if not fn:
+            continue
+        calls.append({"id": as_text(tc.get("id")) or f"call_{i}",
+                      "name": as_text(fn.get("name")) or "",
+                      "arguments": tool_arguments(fn.get("arguments"))})
+    return calls
 
 
 class OpenAICompatible(OpenAI):
