@@ -23,3 +23,12 @@ SELECT host, lower_port, upper_port, principal_name, privilege FROM dbms_cloud_a
 \else
 \echo '-- No host ACE needed: HTTPS to a provider''s own API host is allowed out of the box.'
 \endif
+
+-- Long-term memory is off by default: switch it on for this database's
+-- organization.  Promotion normally waits for 15 idle minutes; the demo
+-- promotes at once.  (In production: SELECT dbms_cloud_ai.schedule_memory_jobs();
+-- with pg_cron, or CALL dbms_cloud_ai.run_memory_jobs() from cron.)
+SELECT dbms_cloud_ai.enable_memory();
+SELECT dbms_cloud_ai.set_memory_attribute('idle_minutes', '0');
+SELECT organization, enabled, max_memories, idle_minutes, recall_tokens
+  FROM dbms_cloud_ai.dba_cloud_ai_memory_settings;

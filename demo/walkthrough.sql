@@ -240,4 +240,35 @@ SELECT prompt_action, left(prompt, 40) AS prompt, rating, rating_comment
   FROM dbms_cloud_ai.user_cloud_ai_conversation_prompts WHERE rating IS NOT NULL;
 
 \echo
+\echo '==> 24. Long-term memory (beyond Oracle): the profile opts in, and you state a durable fact in a conversation'
+SELECT dbms_cloud_ai.set_attribute('DEMO_PROFILE', 'long_term_memory', 'true');
+SELECT * FROM dbms_cloud_ai.memory_identity();
+SELECT dbms_cloud_ai.create_conversation('{"title": "Contact preferences"}') AS setup_conversation \gset
+SELECT dbms_cloud_ai.generate('From now on, email me at demo.user@example.com and never phone me.',
+       'DEMO_PROFILE', 'chat', params => json_build_object('conversation_id', :'setup_conversation')::text)
+       AS answer;
+
+\echo
+\echo '==> 25. Promotion: once the conversation is idle, a job extracts the durable facts, each citing the message it came from'
+CALL dbms_cloud_ai.run_memory_jobs();
+SELECT status, reason, facts_proposed, facts_stored, facts_rejected FROM dbms_cloud_ai.user_cloud_ai_memory_jobs;
+SELECT left(memory_id, 8) AS memory, fact, left(conversation_id, 8) AS from_conversation
+  FROM dbms_cloud_ai.user_cloud_ai_memories;
+
+\echo
+\echo '==> 26. A new conversation: its first turn receives what you stated before'
+SELECT dbms_cloud_ai.create_conversation('{"title": "Later"}') AS later_conversation \gset
+SELECT dbms_cloud_ai.generate('How should you contact me?', 'DEMO_PROFILE', 'chat',
+       params => json_build_object('conversation_id', :'later_conversation')::text) AS answer;
+SELECT s.source_kind, m.fact
+  FROM dbms_cloud_ai.user_cloud_ai_message_sources s
+  JOIN dbms_cloud_ai.user_cloud_ai_memories m ON m.memory_id = upper(s.source_id)
+ WHERE s.source_kind = 'memory';
+
+\echo
+\echo '==> 27. Forget it: a deleted memory is never recalled again (disable_memory() would only pause memory)'
+SELECT dbms_cloud_ai.delete_memory(memory_id) FROM dbms_cloud_ai.user_cloud_ai_memories;
+SELECT count(*) AS memories_left FROM dbms_cloud_ai.user_cloud_ai_memories;
+
+\echo
 \echo '==> Done.'

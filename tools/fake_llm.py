@@ -575,9 +575,36 @@ def closed_port() -> int:
     return port
 
 
-def keyword_responder(answers: list[dict], fallback: str):
-    """Answer with the first entry whose every keyword appears in the last user turn."""
+MEMORY_EXTRACTION = "You maintain long-term memory"   # memory_jobs.py's extraction prompt
+
+
+def extract_memories(body: dict, cues: list[str]) -> Answer | None:
+    """A long-term memory extraction request (OpenAI wire format) answered the
+    way the extension expects: every user message containing one of ``cues``
+    becomes a fact quoting that sentence.  None when the request is another."""
+    msgs = body.get("messages") or []
+    if not msgs or not str(msgs[0].get("content", "")).startswith(MEMORY_EXTRACTION):
+        return None
+    facts = []
+    for m in json.loads(msgs[1]["content"]):
+        text = m.get("text", "")
+        for cue in cues:
+            at = text.lower().find(cue.lower()) if m.get("id") else -1
+            if at >= 0:
+                sentence = re.split(r"(?<=[.!?])\s", text[at:], maxsplit=1)[0]
+                facts.append({"fact": "The user said: " + sentence, "message_id": m["id"],
+                              "quote": sentence})
+                break
+    return Answer(json.dumps({"facts": facts}))
+
+
+def keyword_responder(answers: list[dict], fallback: str, memory_cues: list[str] = ()):
+    """Answer with the first entry whose every keyword appears in the last user turn;
+    memory extraction requests with ``extract_memories``."""
     def respond(wire, body):
+        extracted = extract_memories(body, memory_cues) if memory_cues else None
+        if extracted is not None:
+            return extracted
         text = last_user_text(wire, body).lower()
         for a in answers:
             if all(k.lower() in text for k in a["keywords"]):
@@ -593,7 +620,8 @@ def main():
     ap.add_argument("--port-file", help="write the port number here once listening")
     args = ap.parse_args()
     spec = json.load(open(args.answers))
-    fake = FakeLLM(keyword_responder(spec["answers"], spec["fallback"])).start(args.port)
+    fake = FakeLLM(keyword_responder(spec["answers"], spec["fallback"],
+                                    spec.get("memory_cues", ()))).start(args.port)
     if args.port_file:
         with open(args.port_file, "w") as f:
             f.write(str(fake.port))

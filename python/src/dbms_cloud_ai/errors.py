@@ -125,13 +125,14 @@ SQLSTATES = {
               "unknown action, empty prompt, invalid name, a bad setting value, bad summarize "
               "params or an unknown language (\"Invalid language or language code\"), feedback "
               "with both or neither of sql_id and sql_text, an unknown feedback_type or "
-              "operation, a rating other than 1 or -1"),
+              "operation, a rating other than 1 or -1, an unknown memory attribute or identity, a "
+              "bad subject"),
     "22P02": ("invalid_text_representation",
               "attributes or params are not valid JSON; a malformed conversation or prompt id, "
               "or sql_id"),
     "22004": ("null_value_not_allowed", "a required argument is NULL"),
     "42704": ("undefined_object",
-              "profile, credential, conversation or prompt does not exist for the calling "
+              "profile, credential, conversation, prompt or memory does not exist for the calling "
               "role (or the conversation expired); no matching NL2SQL statement or feedback "
               "record (FEEDBACK)"),
     "42710": ("duplicate_object", "profile or credential already exists"),
@@ -143,7 +144,9 @@ SQLSTATES = {
     "42501": ("insufficient_privilege",
               "host not allowed by the network ACL, an admin-only function, or generated SQL "
               "refused (not a single read-only query, outside the object list, a forbidden "
-              "function; DETAIL has the SQL); also PostgreSQL's own permission denied"),
+              "function; DETAIL has the SQL); set_end_user by a role that is not a trusted "
+              "gateway; an administrator acting on an organization they do not administer; "
+              "also PostgreSQL's own permission denied"),
     "0A000": ("feature_not_supported",
               "provider or action this version does not implement; embeddings with a provider "
               "that has none"),

@@ -40,6 +40,7 @@ class Call:
     search_path: list[str] = field(default_factory=list)  # the caller's, for NL2SQL
     use_examples: bool = True            # NL2SQL: include feedback examples (feedback.py)
     generated_sql: str | None = None     # NL2SQL: the accepted query, for the statement log
+    speaker: object = None               # long-term memory: identity.Identity, once read
 
     def system(self, instructions: bool = True) -> list[dict]:
         """The role, and additional_instructions unless the action places
@@ -138,7 +139,9 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
                 named = _name_conversation(call, kept)
             prompt_id = conversations.new_prompt_id()
             accounting.link_prompt(turn, prompt_id, thread.conversation_id)
-            speaker = memory_jobs.speaker(plpy, attrs) if thread.kind == "named" else None
+            speaker = None
+            if thread.kind == "named" and attrs.get("long_term_memory"):
+                speaker = call.speaker or memory_jobs.speaker(plpy, attrs)
             recorded = conversations.record(plpy, thread, profile.name, name, prompt, kept,
                                             prompt_id, accounting.turn_totals(turn), speaker)
             if recorded and named is not None:

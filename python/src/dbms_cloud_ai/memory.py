@@ -53,12 +53,15 @@ RECALL_VERSION = accounting.version("memory-recall", _RECALL_HEADER)
 TOOL_VERSION = accounting.version("memory-tool", json.dumps(SEARCH_TOOL, sort_keys=True))
 
 
-def active(plpy, attrs: dict) -> Identity | None:
+def active(call) -> Identity | None:
     """The caller's identity when memory applies to this call: the profile's
-    long_term_memory, the organization's switch and a subject."""
-    if not attrs.get("long_term_memory"):
+    long_term_memory, the organization's switch and a subject.  The identity
+    is kept on the call (``speaker``) for recording the turn."""
+    if not call.attrs.get("long_term_memory"):
         return None
-    ident = identity.current(plpy)
+    if call.speaker is None:
+        call.speaker = identity.current(call.plpy)
+    ident = call.speaker
     return ident if ident.enabled and ident.subject is not None else None
 
 
@@ -128,7 +131,7 @@ def recall_message(memories: list[dict]) -> dict:
 def chat(call, messages: list[dict], prompt_version: str) -> str:
     """A chat answer with memory: recalled facts on a first turn, the tool on
     later ones.  ``messages`` ends with the user's question."""
-    ident = active(call.plpy, call.attrs)
+    ident = active(call)
     if ident is None:
         return llm.chat(call.plpy, call.attrs, messages, call.ctx,
                         prompt_version=prompt_version).text
