@@ -59,10 +59,11 @@ create table dbms_cloud_ai._memory
 , fact                   text not null check (pg_catalog.length(fact) between 1 and 2000)
 , fact_key               text not null   -- md5 of the fact, case and spacing folded: exact duplicates
 , source_conversation_id uuid not null
-, source_prompt_id       uuid not null
+, source_prompt_id       uuid not null   -- the message it was first extracted from
+, source_prompt_ids      uuid[] not null -- every message that stated it (duplicates add theirs): erasure removes them all
 , created                timestamptz not null default pg_catalog.now()
 , fact_tsv               tsvector generated always as (pg_catalog.to_tsvector('pg_catalog.simple'::regconfig, fact)) stored
-, unique (organization, subject, fact_key)
+, unique (organization, subject, owner, fact_key)
 );
 comment on table dbms_cloud_ai._memory is 'durable facts about an end user, with their provenance';
 -- Recall, listing and eviction read one subject's memories in write order.
@@ -112,6 +113,10 @@ create table dbms_cloud_ai._memory_erasure
 );
 comment on table dbms_cloud_ai._memory_erasure is 'audit of memory erasures, without content';
 
+-- A title the model wrote (from the first prompt) is erased with that prompt.
+alter table dbms_cloud_ai._conversation
+    add column title_generated boolean not null default false;
+
 -- Which end user said each prompt (set when the profile has long_term_memory):
 -- a gateway's conversation may carry several visitors; a fact is extracted only
 -- for the subject who said it.
@@ -154,9 +159,12 @@ create policy memory_organization_admin on dbms_cloud_ai._memory_organization
 
 -- Memories belong to the role that holds them; which subject's memories a call
 -- may use is decided by the session identity (memory.py), always within this.
+-- A role writes only into its own organization (no relabelling rows into a
+-- tenant whose administrators would then see them).
 create policy memory_owner on dbms_cloud_ai._memory
     using (owner operator(pg_catalog.=) current_user)
-    with check (owner operator(pg_catalog.=) current_user);
+    with check (owner operator(pg_catalog.=) current_user
+                and organization operator(pg_catalog.=) (select dbms_cloud_ai._organization()));
 create policy memory_admin_read on dbms_cloud_ai._memory for select
     to dbms_cloud_ai_admin using (dbms_cloud_ai._administers(organization));
 create policy memory_admin_erase on dbms_cloud_ai._memory for delete
@@ -185,12 +193,35 @@ create policy memory_erasure_admin on dbms_cloud_ai._memory_erasure
 create policy conversation_prompt_admin_erase on dbms_cloud_ai._conversation_prompt for delete
     to dbms_cloud_ai_admin
     using (subject is not null and dbms_cloud_ai._administers(organization));
--- ... the NL2SQL statement log rows recorded for them ...
+-- ... the NL2SQL statement log rows recorded for them (a DELETE with a WHERE
+-- clause must also see the rows: the same condition for SELECT) ...
 create policy sql_statement_admin_erase on dbms_cloud_ai._sql_statement for delete
     to dbms_cloud_ai_admin
     using (exists (select from dbms_cloud_ai._conversation_prompt p
                     where p.conversation_prompt_id operator(pg_catalog.=) _sql_statement.conversation_prompt_id
                       and p.subject is not null and dbms_cloud_ai._administers(p.organization)));
+create policy sql_statement_admin_erase_read on dbms_cloud_ai._sql_statement for select
+    to dbms_cloud_ai_admin
+    using (exists (select from dbms_cloud_ai._conversation_prompt p
+                    where p.conversation_prompt_id operator(pg_catalog.=) _sql_statement.conversation_prompt_id
+                      and p.subject is not null and dbms_cloud_ai._administers(p.organization)));
+-- ... the FEEDBACK records on those statements (their sql_text quotes the prompt) ...
+create policy feedback_admin_erase on dbms_cloud_ai._feedback for delete
+    to dbms_cloud_ai_admin
+    using (exists (select from dbms_cloud_ai._sql_statement s
+                     join dbms_cloud_ai._conversation_prompt p
+                       on p.conversation_prompt_id operator(pg_catalog.=) s.conversation_prompt_id
+                    where s.owner operator(pg_catalog.=) _feedback.owner
+                      and s.profile_name operator(pg_catalog.=) _feedback.profile_name
+                      and s.sql_id operator(pg_catalog.=) _feedback.sql_id
+                      and p.subject is not null and dbms_cloud_ai._administers(p.organization)));
+-- ... the titles the model made from them ...
+create policy conversation_admin_erase on dbms_cloud_ai._conversation for update
+    to dbms_cloud_ai_admin
+    using (exists (select from dbms_cloud_ai._conversation_prompt p
+                    where p.conversation_id operator(pg_catalog.=) _conversation.conversation_id
+                      and p.subject is not null and dbms_cloud_ai._administers(p.organization)))
+    with check (title is null and description is null);
 -- ... and blank the summaries made from such prompts (never write one).
 create policy conversation_summary_admin_erase on dbms_cloud_ai._conversation_summary for update
     to dbms_cloud_ai_admin

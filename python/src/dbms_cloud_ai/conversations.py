@@ -144,6 +144,7 @@ def update(plpy, conversation_id, attributes_json):
         update dbms_cloud_ai._conversation c set
                title = case when $2 then $3 else title end,
                title_pending = case when $2 then false else title_pending end,
+               title_generated = case when $2 then false else title_generated end,
                description = case when $4 then $5 else description end,
                retention_days = coalesce($6, retention_days),
                expires_at = case when $6 is null then expires_at when $6 = 0 then null
@@ -406,6 +407,7 @@ def set_title(plpy, thread: Thread, title: str | None, description: str | None):
     db.query(plpy, """
         update dbms_cloud_ai._conversation
            set title = coalesce(title, $2), description = coalesce(description, $3),
+               title_generated = title is null and $2 is not null,
                title_pending = false, modified = pg_catalog.now()
          where conversation_id = $1::uuid and owner = current_user and title_pending""",
              ("text", "text", "text"),
@@ -416,6 +418,12 @@ def set_title(plpy, thread: Thread, title: str | None, description: str | None):
 
 def _session_table_exists(plpy) -> bool:
     return db.one(plpy, "select pg_catalog.to_regclass('pg_temp.dca_session_prompt') is not null as x")["x"]
+
+
+def clear_session_prompts(plpy) -> None:
+    """Forget the calling role's short-term conversation in this session."""
+    if _session_table_exists(plpy):
+        db.query(plpy, "delete from pg_temp.dca_session_prompt where owner = current_user")
 
 
 def _session_record(plpy, profile_name, action, prompt, response):

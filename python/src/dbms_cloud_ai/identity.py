@@ -18,7 +18,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from . import acl, db
+from . import acl, conversations, db
 from .errors import InsufficientPrivilege, InvalidParameter, NullValue
 
 END_USER_GUC = "dbms_cloud_ai.end_user"
@@ -92,6 +92,10 @@ def set_end_user(plpy, subject, is_local) -> None:
     value = ""
     if subject is not None:
         value = f"{_sign(ident.who, check_subject(subject))}:{subject}"
+    if subject != ident.subject:
+        # Another end user on this connection (a pooled gateway session): the
+        # session's short-term conversation was the previous one's.
+        conversations.clear_session_prompts(plpy)
     db.query(plpy, "select pg_catalog.set_config($1, $2, $3)", ("text", "text", "bool"),
              (END_USER_GUC, value, bool(is_local)))
 
@@ -198,6 +202,13 @@ def set_role(plpy, role_name, organization, identity) -> None:
                                       "anonymous: never remembered.",
                                hint="Pass identity => 'role', 'asserted' or 'anonymous'.")
     org = _organization(plpy, organization)
+    # The role's current organization must be the caller's to give away too: a
+    # tenant's administrator cannot take roles from another organization.
+    _organization(plpy, db.one(plpy, """
+        select coalesce((select r.organization from dbms_cloud_ai._memory_role r
+                          where r.role_name = $1),
+                        pg_catalog.current_database()::text) as org""",
+                              ("text",), (who,))["org"])
     db.query(plpy, """
         insert into dbms_cloud_ai._memory_role (role_name, organization, identity)
         values ($1, $2, $3)

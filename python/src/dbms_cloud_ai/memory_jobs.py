@@ -121,11 +121,12 @@ _FINISH = """
            run_token = case when run_token = $2::uuid and $3 = 'pending' then null
                             else run_token end,
            extracted_through = greatest(extracted_through, $6),
-           facts_proposed = coalesce($7, facts_proposed), facts_stored = coalesce($8, facts_stored),
-           facts_rejected = coalesce($9, facts_rejected),
-           facts_duplicate = coalesce($10, facts_duplicate),
-           facts_evicted = coalesce($11, facts_evicted),
-           call_id = coalesce($12::uuid, call_id)
+           facts_proposed = case when run_token = $2::uuid then $7 else facts_proposed end,
+           facts_stored = case when run_token = $2::uuid then $8 else facts_stored end,
+           facts_rejected = case when run_token = $2::uuid then $9 else facts_rejected end,
+           facts_duplicate = case when run_token = $2::uuid then $10 else facts_duplicate end,
+           facts_evicted = case when run_token = $2::uuid then $11 else facts_evicted end,
+           call_id = case when run_token = $2::uuid then $12::uuid else call_id end
      where conversation_id = $1::uuid"""
 _FINISH_TYPES = ("text", "text", "text", "text", "int4", "int8", "int4", "int4", "int4",
                  "int4", "int4", "text")
@@ -141,77 +142,100 @@ def _finish(plpy, cid, token, status, reason, *, through=0, counts=None, call_id
 
 
 def run(plpy, conversation_id: str, token: str) -> str:
-    """One claimed job, as its owner; returns the reason it ended with."""
+    """One claimed job, as its owner; returns the reason it ended with.
+
+    The subjects are those who said the conversation's unread prompts (a
+    gateway's conversation may carry several visitors): one extraction each,
+    reading only that subject's words, storing only under that subject."""
     job = db.one(plpy, _JOB, ("text", "text"), (conversation_id, token))
     if job is None:
         return "gone"
+
+    def finish(status, reason, **kw):
+        return _finish(plpy, conversation_id, token, status, reason, **kw)
+
     if not job["enabled"]:         # no row (or not the owner's organization now): off
-        return _finish(plpy, conversation_id, token, "stopped", "organization_disabled")
-    if job["subject"] is None:
-        return _finish(plpy, conversation_id, token, "stopped", "anonymous")
+        return finish("stopped", "organization_disabled")
+    rows = list(db.query(plpy, _UNREAD, ("text", "int8", "text", "int4"),
+                         (conversation_id, job["extracted_through"], job["organization"],
+                          MAX_PROMPTS)))
+    groups: dict[str, list] = {}
+    for r in rows:
+        if r["subject"] is not None:
+            groups.setdefault(r["subject"], []).append(r)
+    # The owner's identity now, not when it spoke: an administrator may have made
+    # the role anonymous since.
+    if identity.current(plpy).source == "anonymous" or (rows and not groups) \
+            or (not rows and job["subject"] is None):
+        return finish("stopped", "anonymous")
     try:
         ctx = profiles.for_call(plpy, job["profile_name"])
     except DcaError as e:
-        return _finish(plpy, conversation_id, token, "stopped", f"no_model: {e.sqlstate}")
+        return finish("stopped", f"no_model: {e.sqlstate}")
     attrs = dict(ctx.profile.attrs)
     if not attrs.get("long_term_memory"):
-        return _finish(plpy, conversation_id, token, "stopped", "profile_disabled")
+        return finish("stopped", "profile_disabled")
     if attrs.get("memory_model"):
         attrs["model"] = attrs["memory_model"]
     provider = providers.for_attributes(attrs)
     if provider.needs_key and (ctx.credential is None or not ctx.credential["enabled"]):
-        return _finish(plpy, conversation_id, token, "stopped", "no_model: credential")
-    if not provider.model(attrs) and provider.name not in ("azure",):
-        return _finish(plpy, conversation_id, token, "stopped", "no_model: model")
-
-    rows = list(db.query(plpy, """
-        select * from (
-            select conversation_prompt_id::text as id, seq, prompt, prompt_response
-              from dbms_cloud_ai._conversation_prompt
-             where conversation_id = $1::uuid and seq > $2
-               and organization = $3 and subject = $4
-             order by seq desc limit $5) t
-         order by seq""", ("text", "int8", "text", "text", "int4"),
-                         (conversation_id, job["extracted_through"], job["organization"],
-                          job["subject"], MAX_PROMPTS)))
+        return finish("stopped", "no_model: credential")
+    if not provider.model(attrs) and provider.name != "azure":   # azure: the deployment's
+        return finish("stopped", "no_model: model")
     if not rows:
-        return _finish(plpy, conversation_id, token, "done", "no_new_messages")
-    through = rows[-1]["seq"]
-    messages = extraction_request(rows)
+        return finish("done", "no_new_messages")
+    requests = {subject: extraction_request(g) for subject, g in groups.items()}
     try:
-        budget.check(plpy, ctx, messages)
+        budget.check(plpy, ctx, [m for msgs in requests.values() for m in msgs])
     except TokenBudgetExceeded:
-        return _finish(plpy, conversation_id, token, "stopped", "budget_exceeded")
+        return finish("stopped", "budget_exceeded")
 
-    error = completion = None
+    counts = dict.fromkeys(("proposed", "rejected", "stored", "duplicate", "evicted"), 0)
+    call_id = None
+    for subject, messages in requests.items():
+        completion, error = _extract(plpy, ctx, attrs, conversation_id, messages)
+        if error is not None:
+            status = getattr(error, "status", None)
+            reason = f"provider_error: {error.sqlstate}" + (f" http {status}" if status else "")
+            retry = job["attempts"] < MAX_ATTEMPTS and error.sqlstate in ("LL000", "LL001",
+                                                                          "LL002")
+            return finish("pending" if retry else "failed", reason,
+                          retry_minutes=RETRY_MINUTES * job["attempts"])
+        call_id = completion.extra.get("call_id")
+        try:
+            proposed = parse_facts(completion.text)
+        except ValueError as e:
+            return finish("failed", f"unparseable_output: {e}", call_id=call_id)
+        accepted, rejected = validate(proposed, groups[subject])
+        counts["proposed"] += len(proposed)
+        counts["rejected"] += rejected
+        if accepted:
+            for k, v in store(plpy, {**job, "subject": subject}, conversation_id,
+                              accepted).items():
+                counts[k] += v
+    reason = "stored" if counts["stored"] else ("duplicates" if counts["duplicate"]
+                                                else "no_facts")
+    return finish("done", reason, through=rows[-1]["seq"], counts=counts, call_id=call_id)
+
+
+_UNREAD = """
+    select * from (
+        select conversation_prompt_id::text as id, seq, prompt, prompt_response, subject
+          from dbms_cloud_ai._conversation_prompt
+         where conversation_id = $1::uuid and seq > $2 and organization = $3
+         order by seq desc limit $4) t
+     order by seq"""
+
+
+def _extract(plpy, ctx, attrs, conversation_id, messages):
+    """The extraction call, accounted to the owner: (completion, None) or (None, error)."""
     with accounting.turn(plpy, ctx, ctx.profile.name, "memory") as turn:
         turn.conversation_id = conversation_id
         try:
-            completion = llm.chat(plpy, attrs, messages, ctx, purpose="memory",
-                                  prompt_version=EXTRACT_VERSION)
+            return llm.chat(plpy, attrs, messages, ctx, purpose="memory",
+                            prompt_version=EXTRACT_VERSION), None
         except DcaError as e:
-            error = e
-    if error is not None:
-        status = getattr(error, "status", None)
-        reason = f"provider_error: {error.sqlstate}" + (f" http {status}" if status else "")
-        retry = job["attempts"] < MAX_ATTEMPTS and error.sqlstate in ("LL000", "LL001", "LL002")
-        return _finish(plpy, conversation_id, token, "pending" if retry else "failed", reason,
-                       retry_minutes=RETRY_MINUTES * job["attempts"])
-    call_id = completion.extra.get("call_id")
-    try:
-        proposed = parse_facts(completion.text)
-    except ValueError as e:
-        return _finish(plpy, conversation_id, token, "failed", f"unparseable_output: {e}",
-                       through=0, call_id=call_id)
-    accepted, rejected = validate(proposed, rows)
-    counts = {"proposed": len(proposed), "rejected": rejected, "stored": 0, "duplicate": 0,
-              "evicted": 0}
-    if accepted:
-        counts.update(store(plpy, job, conversation_id, accepted))
-    reason = "stored" if counts["stored"] else ("duplicates" if counts["duplicate"]
-                                                else "no_facts")
-    return _finish(plpy, conversation_id, token, "done", reason, through=through, counts=counts,
-                   call_id=call_id)
+            return None, e
 
 
 def extraction_request(rows) -> list[dict]:
@@ -268,16 +292,25 @@ def validate(proposed: list, rows) -> tuple[list[dict], int]:
     return accepted, rejected + max(0, len(proposed) - MAX_FACTS)
 
 
+# A fact is written only while the message it cites is there (an erasure that
+# committed while the model was answering took it); a duplicate adds its source.
 _STORE = """
     with new as (
-        insert into dbms_cloud_ai._memory
+        insert into dbms_cloud_ai._memory as m
                (memory_id, organization, subject, fact, fact_key, source_conversation_id,
-                source_prompt_id)
-        select pg_catalog.gen_random_uuid(), $1, $2, f.fact, f.key, $3::uuid, f.source::uuid
+                source_prompt_id, source_prompt_ids)
+        select pg_catalog.gen_random_uuid(), $1, $2, f.fact, f.key, $3::uuid, f.source::uuid,
+               array[f.source::uuid]
           from pg_catalog.json_to_recordset($4::json) as f(fact text, key text, source text)
-        on conflict (organization, subject, fact_key) do nothing
-        returning 1)
-    select (select pg_catalog.count(*) from new)::int as stored"""
+         where exists (select from dbms_cloud_ai._conversation_prompt p
+                        where p.conversation_prompt_id = f.source::uuid)
+        on conflict (organization, subject, owner, fact_key) do update
+           set source_prompt_ids = case
+                   when excluded.source_prompt_id = any (m.source_prompt_ids) then m.source_prompt_ids
+                   else m.source_prompt_ids operator(pg_catalog.||) excluded.source_prompt_id end
+        returning (xmax = 0) as inserted)
+    select (select pg_catalog.count(*) from new where inserted)::int as stored,
+           (select pg_catalog.count(*) from new where not inserted)::int as duplicate"""
 _EVICT = """
     with old as (
         delete from dbms_cloud_ai._memory
@@ -294,16 +327,18 @@ def store(plpy, job, conversation_id, accepted) -> dict:
     db.query(plpy, "select pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended($1, 17))",
              ("text",), (subject_digest(job["organization"], job["subject"]),))
     unique = list({f["key"]: f for f in accepted}.values())
-    stored = db.one(plpy, _STORE, ("text", "text", "text", "text"),
-                    (job["organization"], job["subject"], conversation_id,
-                     json.dumps(unique)))["stored"]
+    written = db.one(plpy, _STORE, ("text", "text", "text", "text"),
+                     (job["organization"], job["subject"], conversation_id, json.dumps(unique)))
     cap = db.one(plpy, """
         select coalesce((select o.max_memories from dbms_cloud_ai._memory_organization o
                           where o.organization = $1), $2) as cap""", ("text", "int4"),
                  (job["organization"], identity.ORG_DEFAULTS["max_memories"]))["cap"]
     evicted = db.one(plpy, _EVICT, ("text", "text", "int4"),
                      (job["organization"], job["subject"], cap))["evicted"]
-    return {"stored": stored, "duplicate": len(accepted) - stored, "evicted": evicted}
+    return {"stored": written["stored"], "evicted": evicted,
+            "duplicate": written["duplicate"] + len(accepted) - len(unique),
+            # cited a message that was erased while the model answered
+            "rejected": len(unique) - written["stored"] - written["duplicate"]}
 
 
 # --- scheduling -----------------------------------------------------------------
