@@ -18,11 +18,13 @@ import time
 import psycopg
 import pytest
 
-from helpers import hint_of, raises
+import memory_helpers as mh
+from helpers import hint_of, make_profile, raises
 
 CRON_DB = "dca_cron"
 USAGE_JOB = "dbms_cloud_ai_summarize_usage"
 PURGE_JOB = "dbms_cloud_ai_purge_conversations"
+MEMORY_JOB = "dbms_cloud_ai_memory_jobs"
 
 
 # --- seeding ---------------------------------------------------------------------------------
@@ -144,7 +146,9 @@ def test_schedule_without_pg_cron_in_the_database(db):
              "purge_expired_conversations"),
             ("select dbms_cloud_ai.unschedule_conversation_purge()", "purge_expired_conversations"),
             ("select dbms_cloud_ai.schedule_usage_summary()", "summarize_usage"),
-            ("select dbms_cloud_ai.unschedule_usage_summary()", "summarize_usage")):
+            ("select dbms_cloud_ai.unschedule_usage_summary()", "summarize_usage"),
+            ("select dbms_cloud_ai.schedule_memory_jobs()", "run_memory_jobs"),
+            ("select dbms_cloud_ai.unschedule_memory_jobs()", "run_memory_jobs")):
         with raises("55000") as e:
             admin.execute(sql)
         assert "pg_cron" in str(e["error"])
@@ -155,7 +159,9 @@ def test_schedule_requires_admin(db, alice):
     for sql in ("select dbms_cloud_ai.schedule_conversation_purge()",
                 "select dbms_cloud_ai.unschedule_conversation_purge()",
                 "select dbms_cloud_ai.schedule_usage_summary()",
-                "select dbms_cloud_ai.unschedule_usage_summary()"):
+                "select dbms_cloud_ai.unschedule_usage_summary()",
+                "select dbms_cloud_ai.schedule_memory_jobs()",
+                "select dbms_cloud_ai.unschedule_memory_jobs()"):
         with raises("42501") as e:
             alice.execute(sql)
         assert "dbms_cloud_ai_admin" in hint_of(e), hint_of(e)
@@ -193,7 +199,7 @@ def _clean(su):
     """Leave dca_cron re-runnable: no purge job, no conversations."""
     if su.execute("select count(*) from pg_extension where extname = 'pg_cron'").fetchone()[0]:
         su.execute("select cron.unschedule(jobid) from cron.job where jobname = any(%s)",
-                   ([PURGE_JOB, USAGE_JOB],))
+                   ([PURGE_JOB, USAGE_JOB, MEMORY_JOB],))
     if su.execute("select count(*) from pg_extension where extname = 'dbms_cloud_ai'").fetchone()[0]:
         su.execute("delete from dbms_cloud_ai._conversation")
 
@@ -305,3 +311,34 @@ def test_schedule_usage_summary(db, cron_db):
     assert admin.execute("select dbms_cloud_ai.unschedule_usage_summary()").fetchone()[0] is False
     assert su.execute("select count(*) from cron.job where jobname = %s",
                       (USAGE_JOB,)).fetchone()[0] == 0
+
+
+def test_pg_cron_runs_memory_promotion_as_each_owner(db, cron_db, fake_llm):
+    """The superuser schedules the runner (it switches to each job's owner, so it
+    must be a member of their roles); pg_cron runs it; alice's fact is stored
+    under her, with her credential."""
+    su, version, conns = cron_db
+    fake_llm.reset()
+    fake_llm.responder = mh.remember_phrases()
+    alice = _connect(db.info, "alice")
+    conns.append(alice)
+    su.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
+    su.execute("select dbms_cloud_ai.enable_memory()")
+    su.execute("select dbms_cloud_ai.set_memory_attribute('idle_minutes', '0')")
+    make_profile(alice, fake_llm, key="sk-alice-cron", long_term_memory=True)
+    cid = mh.conversation(alice)
+    mh.say(alice, "remember: I take the night train", cid)
+    schedule, timeout = ("1 seconds", 20) if _version(version) >= (1, 5) else ("* * * * *", 75)
+    job = su.execute("select dbms_cloud_ai.schedule_memory_jobs(%s, 10)", (schedule,)).fetchone()[0]
+    try:
+        assert su.execute("select command, username from cron.job where jobid = %s",
+                          (job,)).fetchone() == ("call dbms_cloud_ai.run_memory_jobs(10)", "postgres")
+        _wait("pg_cron did not promote the conversation",
+              lambda: mh.memories(alice) == ["I take the night train"], timeout)
+        extraction = [r for r in fake_llm.requests if mh.is_extraction(r.json)]
+        assert [r.headers["authorization"] for r in extraction] == ["Bearer sk-alice-cron"]
+        assert mh.jobs(alice)[0]["status"] == "done"
+    finally:
+        assert su.execute("select dbms_cloud_ai.unschedule_memory_jobs()").fetchone()[0] is True
+        su.execute("delete from cron.job_run_details where jobid = %s", (job,))
+        fake_llm.reset()

@@ -352,7 +352,7 @@ def schedule(plpy, when, batch_size) -> int:
         raise InvalidParameter("batch_size must be between 1 and 10000",
                                hint="Pass batch_size => 100.")
     return scheduling.schedule(plpy, "dbms_cloud_ai.schedule_memory_jobs", JOB_NAME, when,
-                               f"CALL dbms_cloud_ai.run_memory_jobs({int(batch_size)})",
+                               f"call dbms_cloud_ai.run_memory_jobs({int(batch_size)})",
                                _ELSEWHERE)
 
 
