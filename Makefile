@@ -73,7 +73,8 @@ bench: install venv
 	scripts/pg-cluster.sh start $(BENCH_DIR) $(BENCH_PORT)
 	export DCA_PGHOST=$(BENCH_DIR)/sock DCA_PGPORT=$(BENCH_PORT); \
 	  $(VENV)/bin/python bench/bench_generate.py && $(VENV)/bin/python bench/bench_conversations.py \
-	    && $(VENV)/bin/python bench/bench_nl2sql.py && $(VENV)/bin/python bench/bench_accounting.py; \
+	    && $(VENV)/bin/python bench/bench_nl2sql.py && $(VENV)/bin/python bench/bench_accounting.py \
+	    && $(VENV)/bin/python bench/bench_memory.py; \
 	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DIR); exit $$status
 
 clean:

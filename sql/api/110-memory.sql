@@ -135,6 +135,9 @@ begin
         exit when pg_catalog.cardinality(_ids) operator(pg_catalog.=) 0;
         foreach _id in array _ids loop
             perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+            -- One CALL may work through a backlog that began on empty tables: plan
+            -- each statement for its values, not once for the whole run.
+            perform pg_catalog.set_config('plan_cache_mode', 'force_custom_plan', true);
             begin
                 -- Each job runs as the role that owns it: its row-level security,
                 -- credential, host ACEs and token budget apply.

@@ -183,8 +183,11 @@ _INSERT_ONE = """
     on conflict (call_id) do nothing
     returning pg_catalog.pg_current_xact_id()::text as xid,
               pg_catalog.pg_xact_status($20::xid8) as previous,
-              (select pg_catalog.count(*) from dbms_cloud_ai._model_call m
-                where m.call_id operator(pg_catalog.=) any ($21::uuid[]))::int as present"""
+              -- one primary-key probe per id: with few calls per owner in the
+              -- statistics, "call_id = any(...)" was planned on (owner, created)
+              (select pg_catalog.count(*) from pg_catalog.unnest($21::uuid[]) as k(id)
+                where exists (select from dbms_cloud_ai._model_call m
+                               where m.call_id operator(pg_catalog.=) k.id))::int as present"""
 _INSERT_TYPES = ("text", "text", "float8", "text", "text", "text", "text", "text", "text", "int4",
                  "int4", "bool", "int4", "int4", "text", "text", "int4", "text", "text", "text",
                  "text[]")

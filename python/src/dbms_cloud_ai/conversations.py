@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from . import accounting, db, scheduling, summaries
-from .errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
+from .errors import InvalidJson, InvalidParameter, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.conversation_id"
 HISTORY_ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat")

@@ -72,12 +72,14 @@ def _tsquery(text: str) -> str:
     return " | ".join(words)
 
 
+# The tsquery is a function in FROM so that it is parsed once per execution
+# (in the select list of a cached generic plan it would be parsed for every row).
 _SEARCH = """
     select m.memory_id::text as memory_id, m.fact, m.created,
-           pg_catalog.ts_rank(m.fact_tsv, pg_catalog.to_tsquery('pg_catalog.simple', $4)) as rank
-      from dbms_cloud_ai._memory m
+           pg_catalog.ts_rank(m.fact_tsv, q.q) as rank
+      from pg_catalog.to_tsquery('pg_catalog.simple', $4) as q(q), dbms_cloud_ai._memory m
      where m.organization = $1 and m.subject = $2 and m.owner = current_user
-       and m.fact_tsv operator(pg_catalog.@@) pg_catalog.to_tsquery('pg_catalog.simple', $4)
+       and m.fact_tsv operator(pg_catalog.@@) q.q
      order by rank desc, m.seq desc
      limit $3"""
 _RECENT = """
@@ -86,12 +88,12 @@ _RECENT = """
      where m.organization = $1 and m.subject = $2 and m.owner = current_user
      order by m.seq desc
      limit $3"""
+# nullif: no words, no tsquery (to_tsquery('') raises a NOTICE).
 _RECALL = """
     select m.memory_id::text as memory_id, m.fact, m.created,
-           case when $4 = '' then 0
-                else pg_catalog.ts_rank(m.fact_tsv, pg_catalog.to_tsquery('pg_catalog.simple', $4))
-           end as rank
-      from dbms_cloud_ai._memory m
+           case when $4 = '' then 0 else pg_catalog.ts_rank(m.fact_tsv, q.q) end as rank
+      from pg_catalog.to_tsquery('pg_catalog.simple', nullif($4, '')) as q(q),
+           dbms_cloud_ai._memory m
      where m.organization = $1 and m.subject = $2 and m.owner = current_user
      order by rank desc, m.seq desc
      limit $3"""

@@ -303,7 +303,8 @@ _STORE = """
                array[f.source::uuid]
           from pg_catalog.json_to_recordset($4::json) as f(fact text, key text, source text)
          where exists (select from dbms_cloud_ai._conversation_prompt p
-                        where p.conversation_prompt_id = f.source::uuid)
+                        where p.conversation_id = $3::uuid
+                          and p.conversation_prompt_id = f.source::uuid)
         on conflict (organization, subject, owner, fact_key) do update
            set source_prompt_ids = case
                    when excluded.source_prompt_id = any (m.source_prompt_ids) then m.source_prompt_ids
