@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pathlib
 import re
 import subprocess
@@ -11,7 +13,7 @@ import tomllib
 import psycopg
 import pytest
 
-from helpers import raises
+from helpers import make_profile, raises
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCHEMAS = "('dbms_cloud', 'dbms_cloud_ai')"
@@ -99,8 +101,10 @@ def test_every_plpython_body_is_one_call_after_the_loader(db):
 
 
 def test_user_tables_are_dumped_by_pg_dump(db):
-    tables = {r[0] for r in db.admin.execute(
-        "select unnest(extconfig)::regclass::text from pg_extension where extname = 'dbms_cloud_ai'")}
+    tables = {r[0] for r in db.admin.execute("""
+        select c.oid::regclass::text from pg_extension e, unnest(e.extconfig) x(oid)
+          join pg_class c on c.oid = x.oid
+         where e.extname = 'dbms_cloud_ai' and c.relkind = 'r'""")}
     assert tables == {"dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._host_ace",
                       "dbms_cloud_ai._conversation", "dbms_cloud_ai._conversation_prompt",
                       "dbms_cloud_ai._conversation_summary",
@@ -133,3 +137,47 @@ def test_planted_schema_makes_install_fail(db):
     db.admin.execute("drop schema dbms_cloud")
     db.admin.execute("create extension dbms_cloud_ai")
     assert db.admin.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_profiles").fetchone()[0] == 0
+
+
+def test_identity_sequences_are_dumped_with_their_tables(db):
+    """Every identity column of a dumped table has its sequence dumped too."""
+    missing = db.admin.execute("""
+        select a.attrelid::regclass::text || '.' || a.attname
+          from pg_extension e, unnest(e.extconfig) x(oid)
+          join pg_attribute a on a.attrelid = x.oid and a.attidentity <> ''
+         where e.extname = 'dbms_cloud_ai'
+           and pg_get_serial_sequence(a.attrelid::regclass::text, a.attname)::regclass
+               <> all (e.extconfig)""").fetchall()
+    assert missing == []
+
+
+def test_a_restored_database_keeps_working(db, alice, llm):
+    """pg_dump and pg_restore: the rows come back, and new rows get new ids and
+    sort after the restored ones (the identity sequences were dumped)."""
+    make_profile(alice, llm)
+    cid = alice.execute("""select dbms_cloud_ai.create_conversation('{"title": "t"}')""").fetchone()[0]
+    alice.execute("select dbms_cloud_ai.generate('first', 'P', 'chat', params => %s)",
+                  (json.dumps({"conversation_id": cid}),))
+    src, dst = db.info.dbname, db.info.dbname + "_restored"
+    dump = subprocess.run(["pg_dump", "-h", db.info.host, "-p", str(db.info.port), "-U", "postgres",
+                           "-Fc", src], capture_output=True, check=True).stdout
+    db.admin.execute(f"drop database if exists {dst}")
+    db.admin.execute(f"create database {dst}")
+    try:
+        subprocess.run(["pg_restore", "-h", db.info.host, "-p", str(db.info.port), "-U", "postgres",
+                        "-d", dst], input=dump, capture_output=True, check=True)
+        with psycopg.connect(host=db.info.host, port=db.info.port, user="alice", dbname=dst,
+                             autocommit=True) as a:
+            a.execute("select dbms_cloud.create_credential('CRED2', 'user', 'sk-2')")
+            a.execute("""select dbms_cloud_ai.create_profile('P2', %s)""",
+                      (json.dumps({"provider": "openai", "credential_name": "CRED2",
+                                   "provider_endpoint": llm.url}),))
+            a.execute("select dbms_cloud_ai.generate('second', 'P', 'chat', params => %s)",
+                      (json.dumps({"conversation_id": cid}),))
+            assert [p for (p,) in a.execute(
+                "select prompt from dbms_cloud_ai._conversation_prompt order by seq")] == [
+                "first", "second"]
+            # the restored credential still decrypts on this server
+            assert llm.requests[-1].headers["authorization"].startswith("Bearer sk-test")
+    finally:
+        db.admin.execute(f"drop database if exists {dst} with (force)")
