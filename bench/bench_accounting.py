@@ -63,7 +63,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchlib import check, connect, summary  # noqa: E402
+from benchlib import check, connect, drop_database, fresh_database, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_bench_acc"
@@ -176,7 +176,7 @@ REPORTS = [
      f"""select * from dbms_cloud_ai.user_cloud_ai_usage where day > {TODAY} - 30
           order by day, action, provider, model"""),
     ("top 10 users by tokens, this month", ADMIN,
-     f"""select owner, sum(calls) as calls, sum(input_tokens + output_tokens) as tokens,
+     """select owner, sum(calls) as calls, sum(input_tokens + output_tokens) as tokens,
                 sum(cost) as cost
            from dbms_cloud_ai.dba_cloud_ai_usage
           where day >= date_trunc('month', now() at time zone 'UTC')::date
@@ -191,20 +191,10 @@ REPORTS = [
 
 def setup(fake: FakeLLM) -> list[str]:
     """Fresh database, roles, extension, ACE, credential, profile; returns roles we created."""
-    created = []
-    with connect("postgres", "postgres") as c:
-        c.execute(f"drop database if exists {DBNAME} with (force)")
-        c.execute(f"create database {DBNAME}")
-        for role in (ROLE, ADMIN):
-            if c.execute("select not exists (select from pg_roles where rolname = %s)",
-                         (role,)).fetchone()[0]:
-                c.execute(f"create role {role} login")
-                created.append(role)
+    created = fresh_database(DBNAME, (ROLE, ADMIN))
     with connect("postgres", DBNAME) as c:
-        c.execute("create extension dbms_cloud_ai cascade")
         c.execute(f"grant dbms_cloud_ai_user to {ROLE}")
         c.execute(f"grant dbms_cloud_ai_admin to {ADMIN}")
-        c.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
     with connect(ROLE, DBNAME) as c:
         c.execute("select dbms_cloud.create_credential(%s, 'user', %s)", (CREDENTIAL, API_KEY))
         attrs = {"provider": "openai", "credential_name": CREDENTIAL, "provider_endpoint": fake.url}
@@ -213,10 +203,7 @@ def setup(fake: FakeLLM) -> list[str]:
 
 
 def teardown(created: list[str]) -> None:
-    with connect("postgres", "postgres") as c:
-        c.execute(f"drop database if exists {DBNAME} with (force)")
-        for role in created:
-            c.execute(f"drop role if exists {role}")
+    drop_database(DBNAME, created)
 
 
 # --- (a) and (c): a turn with and without accounting --------------------------------------------

@@ -43,14 +43,13 @@ import sys
 import threading
 import time
 
-import psycopg
 from psycopg import sql
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchlib import check, connect, summary  # noqa: E402
+from benchlib import check, connect, drop_database, fresh_database, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_bench_conv"
@@ -66,20 +65,10 @@ GOAL = 1.1
 
 def setup(fake: FakeLLM) -> list[str]:
     """Fresh database, roles, extension, ACE, credential and profile; returns roles we created."""
-    created = []
-    with connect("postgres", "postgres") as c:
-        c.execute(f"drop database if exists {DBNAME} with (force)")
-        c.execute(f"create database {DBNAME}")
-        for role in (ROLE, ADMIN):
-            if c.execute("select not exists (select from pg_roles where rolname = %s)",
-                         (role,)).fetchone()[0]:
-                c.execute(f"create role {role} login")
-                created.append(role)
+    created = fresh_database(DBNAME, (ROLE, ADMIN))
     with connect("postgres", DBNAME) as c:
-        c.execute("create extension dbms_cloud_ai cascade")
         c.execute(f"grant dbms_cloud_ai_user to {ROLE}")
         c.execute(f"grant dbms_cloud_ai_admin to {ADMIN}")
-        c.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
     with connect(ROLE, DBNAME) as c:
         c.execute("select dbms_cloud.create_credential(%s, 'user', %s)", (CREDENTIAL, API_KEY))
         attrs = {"provider": "openai", "credential_name": CREDENTIAL, "provider_endpoint": fake.url}
@@ -88,10 +77,7 @@ def setup(fake: FakeLLM) -> list[str]:
 
 
 def teardown(created: list[str]) -> None:
-    with connect("postgres", "postgres") as c:
-        c.execute(f"drop database if exists {DBNAME} with (force)")
-        for role in created:
-            c.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+    drop_database(DBNAME, created)
 
 
 
@@ -284,7 +270,7 @@ def bench_purge(args, fake: FakeLLM) -> None:
     print(f"    bulk load + ANALYZE {load:.1f}s")
     print(f"    purge_expired_conversations returned {purged:,} rows in {purge_s:.2f}s: "
           f"{total / purge_s:,.0f} prompts/s ({purged / purge_s:,.0f} rows/s incl. conversations)")
-    print(f"    appender (one session, turns on a live conversation, fake LLM answers at once):")
+    print("    appender (one session, turns on a live conversation, fake LLM answers at once):")
     cols = ("n", "p50", "p95", "p99", "max")
     print(f"    {'turn latency (us)':<30}" + "".join(f"{c:>9}" for c in cols))
     for label, s in (("before the purge", b), ("during the purge", d)):

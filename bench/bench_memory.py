@@ -82,7 +82,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchlib import check, connect, summary  # noqa: E402
+from benchlib import check, connect, drop_database, fresh_database, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_bench_mem"
@@ -255,20 +255,10 @@ $python$;
 
 def setup(fake: FakeLLM) -> list[str]:
     """Fresh database, roles, extension, ACE, credentials, profiles; returns roles we created."""
-    created = []
-    with connect("postgres", "postgres") as c:
-        c.execute(f"drop database if exists {DBNAME} with (force)")
-        c.execute(f"create database {DBNAME}")
-        for role in (ROLE, GATEWAY):
-            if c.execute("select not exists (select from pg_roles where rolname = %s)",
-                         (role,)).fetchone()[0]:
-                c.execute(f"create role {role} login")
-                created.append(role)
+    created = fresh_database(DBNAME, (ROLE, GATEWAY))
     with connect("postgres", DBNAME) as c:
-        c.execute("create extension dbms_cloud_ai cascade")
         for role in (ROLE, GATEWAY):
             c.execute(f"grant dbms_cloud_ai_user to {role}")
-        c.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
         c.execute("select dbms_cloud_ai.enable_memory()")
         c.execute("select dbms_cloud_ai.set_memory_role(%s, identity => 'asserted')", (GATEWAY,))
         c.execute(PICK_FN)
@@ -298,10 +288,7 @@ def load_history(args) -> float:
 
 
 def teardown(created: list[str]) -> None:
-    with connect("postgres", "postgres") as c:
-        c.execute(f"drop database if exists {DBNAME} with (force)")
-        for role in created:
-            c.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+    drop_database(DBNAME, created)
 
 
 def fmt_row(label: str, s: dict, cols=("p50", "p95", "p99", "mean"), scale=1.0, width=46) -> str:
@@ -637,10 +624,10 @@ def report_run(label: str, n: int, wall: float, done: list[int], each: list[floa
           f"{wall * 1000 / max(sum(done), 1):.2f} ms/job"
           + (f" (runners processed {', '.join(f'{d:,} in {t:.2f}s' for d, t in zip(done, each))})"
              if len(done) > 1 else ""))
-    print(f"      jobs: " + ", ".join(f"{s}/{r or '-'} {k:,}" for (s, r), k in sorted(v["by"].items()))
+    print("      jobs: " + ", ".join(f"{s}/{r or '-'} {k:,}" for (s, r), k in sorted(v["by"].items()))
           + f"; memories stored {v['stored']:,}; extraction calls recorded {v['calls']:,}; "
             f"requests the model got {extractions:,}")
-    print(f"      ms/job in each fifth of the run (from the jobs' finish times): "
+    print("      ms/job in each fifth of the run (from the jobs' finish times): "
           + ", ".join(f"{x}" for x in v["fifths"])
           + f"; {GATEWAY} holds {v['prompts']:,} prompts")
     check(ok == n and v["stored"] == n and sum(done) == n and extractions == n and v["calls"] == n,

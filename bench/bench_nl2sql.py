@@ -60,7 +60,6 @@ import re
 import sys
 import time
 
-import psycopg
 from psycopg import sql
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -437,8 +436,8 @@ def bench_context(args) -> None:
     print()
     print(f"(1) schema context: generate(question, profile, 'showprompt'), client-side latency "
           f"in ms; {wall:.1f}s wall")
-    print(f"    tables of 8 columns (mixed types), primary and foreign keys, comments on the "
-          f"table and most columns; profile comments => true, constraints => true")
+    print("    tables of 8 columns (mixed types), primary and foreign keys, comments on the "
+          "table and most columns; profile comments => true, constraints => true")
     print(f"    question: {QUESTION!r}")
     print(f"    samples per configuration: cached {args.calls} (after {args.warmup} warm-up), "
           f"cold after DDL {args.cold}, cold fresh session {args.fresh}; interleaved")
@@ -458,7 +457,7 @@ def bench_context(args) -> None:
               f"{fmt(summary(cfg['fresh']), MS)}  {fmt(summary(cfg['ddl']), MS)}  "
               f"{fmt(summary(cfg['cached']), MS)}")
     print()
-    print(f"    (scope: tables the profile's object_list covers; in db: tables in its database)")
+    print("    (scope: tables the profile's object_list covers; in db: tables in its database)")
     per_table = [cfg["facts"]["context_chars"] / len(cfg["facts"]["described"])
                  for cfg in configs if cfg["facts"]["described"]]
     print(f"    one table's description: about {sum(per_table) / len(per_table):,.0f} chars "
@@ -562,7 +561,7 @@ def bench_validation(args) -> None:
                            ("inside a backend (PL/Python)", all_back, med_back)):
         print(f"    {label:<34}" + "".join(f"{s[c] * US:>9.0f}" for c in cols)
               + f"{meds[0] * US:>11.0f}{meds[-1] * US:>11.0f}")
-    print(f"    ('fastest q' / 'slowest q': the median of the cheapest and of the dearest query)")
+    print("    ('fastest q' / 'slowest q': the median of the cheapest and of the dearest query)")
     if real_second is not None:
         print(f"    sqlglot's second opinion is {glot['t'] / t_all:.0%} of the in-process time")
 
@@ -637,7 +636,7 @@ def bench_e2e(args, fake: FakeLLM) -> None:
         print(f"    {labels[r[0]]:<34}{db_tables(r[1]):>10,}"
               + "".join(f"{st[r][c] * US:>9.0f}" for c in cols)
               + (f"{(st[r]['p50'] - chat['p50']) * US:>12.0f}" if r != runs[0] else f"{'':>12}"))
-    print(f"    ('database': tables in the database; the scope is the same 10 tables)")
+    print("    ('database': tables in the database; the scope is the same 10 tables)")
 
 
 def main() -> int:

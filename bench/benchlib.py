@@ -6,6 +6,7 @@ import os
 import statistics
 
 import psycopg
+from psycopg import sql
 
 
 def connect(user: str, dbname: str) -> psycopg.Connection:
@@ -32,3 +33,29 @@ def summary(xs: list[float]) -> dict:
     s = sorted(xs)
     return {"n": len(s), "p50": pct(s, 50), "p95": pct(s, 95), "p99": pct(s, 99),
             "mean": statistics.fmean(s), "max": s[-1]}
+
+
+def fresh_database(dbname: str, roles) -> list[str]:
+    """Drop and create ``dbname`` with the extension, create the login ``roles``
+    that are missing, and let every role reach the fake LLM (a host ACE for
+    PUBLIC).  Returns the roles created here (drop_database drops them)."""
+    created = []
+    with connect("postgres", "postgres") as c:
+        c.execute(f"drop database if exists {dbname} with (force)")
+        c.execute(f"create database {dbname}")
+        for role in roles:
+            if c.execute("select not exists (select from pg_roles where rolname = %s)",
+                         (role,)).fetchone()[0]:
+                c.execute(sql.SQL("create role {} login").format(sql.Identifier(role)))
+                created.append(role)
+    with connect("postgres", dbname) as c:
+        c.execute("create extension dbms_cloud_ai cascade")
+        c.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
+    return created
+
+
+def drop_database(dbname: str, created: list[str]) -> None:
+    with connect("postgres", "postgres") as c:
+        c.execute(f"drop database if exists {dbname} with (force)")
+        for role in created:
+            c.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))

@@ -37,15 +37,15 @@ class InvalidId(InvalidJson):
     """22P02: the text is not a conversation (prompt) id at all."""
 
 
-def parse_id(raw, what="conversation id") -> str:
+def parse_id(raw, what="conversation id", hint=_HINT_CREATE) -> str:
     if raw is None:
-        raise NullValue(f"{what} must not be NULL", hint=_HINT_CREATE)
+        raise NullValue(f"{what} must not be NULL", hint=hint)
     text = str(raw).strip()
     if not _ID.match(text):
         raise InvalidId(f"invalid value for {what}",
                         detail=f"{text[:60]!r} is not a 36-character id such as "
                                "40D1E4B2-8E1B-10C4-E063-1A5B000A677D.",
-                        hint=_HINT_CREATE)
+                        hint=hint)
     return text.lower()
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from . import accounting, attributes, conversations, feedback, memory, memory_jobs, nl2sql, profiles
-from . import llm, summaries
+from . import accounting, attributes, conversations, feedback, identity, memory, memory_jobs
+from . import llm, nl2sql, profiles, summaries
 from . import text_actions
 from .errors import DcaError, FeatureNotSupported, InvalidParameter
 
@@ -141,7 +141,7 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
             accounting.link_prompt(turn, prompt_id, thread.conversation_id)
             speaker = None
             if thread.kind == "named" and attrs.get("long_term_memory"):
-                speaker = call.speaker or memory_jobs.speaker(plpy, attrs)
+                speaker = call.speaker or identity.current(plpy)
             recorded = conversations.record(plpy, thread, profile.name, name, prompt, kept,
                                             prompt_id, accounting.turn_totals(turn), speaker)
             if recorded and named is not None:

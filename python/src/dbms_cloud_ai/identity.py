@@ -120,7 +120,7 @@ def row(plpy):
 
 # --- administration -----------------------------------------------------------
 
-def _organization(plpy, organization) -> str:
+def administered(plpy, organization) -> str:
     """The organization an administrator names (default: their own), if they
     administer it."""
     if organization is not None:
@@ -142,7 +142,7 @@ def _organization(plpy, organization) -> str:
 
 def set_org(plpy, function, organization, **changes) -> None:
     acl.require_admin(plpy, f"dbms_cloud_ai.{function}")
-    org = _organization(plpy, organization)
+    org = administered(plpy, organization)
     cols = {**ORG_DEFAULTS, **changes}
     db.query(plpy, """
         insert into dbms_cloud_ai._memory_organization
@@ -201,10 +201,10 @@ def set_role(plpy, role_name, organization, identity) -> None:
                                       "gateway that vouches for end users with set_end_user(); "
                                       "anonymous: never remembered.",
                                hint="Pass identity => 'role', 'asserted' or 'anonymous'.")
-    org = _organization(plpy, organization)
+    org = administered(plpy, organization)
     # The role's current organization must be the caller's to give away too: a
     # tenant's administrator cannot take roles from another organization.
-    _organization(plpy, db.one(plpy, """
+    administered(plpy, db.one(plpy, """
         select coalesce((select r.organization from dbms_cloud_ai._memory_role r
                           where r.role_name = $1),
                         pg_catalog.current_database()::text) as org""",

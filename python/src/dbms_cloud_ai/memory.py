@@ -19,10 +19,9 @@ import hashlib
 import json
 import re
 import time
-import uuid
 
-from . import accounting, acl, db, identity, llm
-from .errors import InvalidJson, NullValue, UndefinedObject
+from . import accounting, acl, conversations, db, identity, llm
+from .errors import UndefinedObject
 from .identity import Identity
 
 MAX_TOOL_ROUNDS = 3
@@ -198,22 +197,21 @@ def run_tool(plpy, ident: Identity, tool_call: dict) -> str:
 
 # --- inspect, delete, erase -----------------------------------------------------
 
-def _memory_id(raw) -> str:
-    try:
-        return str(uuid.UUID(str(raw).strip()))
-    except ValueError:
-        raise InvalidJson(f"invalid memory id {str(raw)[:40]!r}",
-                          hint="Copy memory_id from dbms_cloud_ai.user_cloud_ai_memories.") from None
+_LIST_HINT = "Copy memory_id from dbms_cloud_ai.user_cloud_ai_memories."
+
+
+def lock_subject(plpy, organization: str, subject: str) -> None:
+    """One writer of a subject's memories at a time (store, evict, erase), to
+    the end of the transaction."""
+    db.query(plpy, "select pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended($1, 17))",
+             ("text",), (subject_digest(organization, subject),))
 
 
 def delete(plpy, memory_id) -> None:
     """The end user forgets one of their memories: it is never recalled or
     returned by the tool again.  The conversation it came from is theirs to keep
     or delete."""
-    if memory_id is None:
-        raise NullValue("memory_id must not be NULL",
-                        hint="Pass a memory_id from dbms_cloud_ai.user_cloud_ai_memories.")
-    mid = _memory_id(memory_id)
+    mid = conversations.parse_id(memory_id, "memory_id", _LIST_HINT)
     ident = identity.current(plpy)
     row = db.one(plpy, """
         delete from dbms_cloud_ai._memory
@@ -284,10 +282,10 @@ def erase(plpy, subject, organization, memory_id) -> int:
     derived from them; an audit row records that it happened, not what."""
     acl.require_admin(plpy, "dbms_cloud_ai.erase_memories")
     subject = identity.check_subject(subject)
-    org = identity._organization(plpy, organization)
-    mid = _memory_id(memory_id) if memory_id is not None else None
-    db.query(plpy, "select pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended($1, 17))",
-             ("text",), (subject_digest(org, subject),))
+    org = identity.administered(plpy, organization)
+    mid = conversations.parse_id(memory_id, "memory_id", _LIST_HINT) if memory_id is not None \
+        else None
+    lock_subject(plpy, org, subject)
     found = db.one(plpy, _ERASE, ("text", "text", "text"), (org, subject, mid))
     if mid is not None and found["memories"] == 0:
         raise UndefinedObject(f"memory {mid.upper()} of subject {subject} does not exist "

@@ -25,7 +25,7 @@ import json
 import re
 
 from . import accounting, budget, db, identity, llm, profiles, providers, scheduling
-from .memory import subject_digest
+from .memory import lock_subject
 from .errors import DcaError, InvalidParameter, TokenBudgetExceeded
 
 MAX_PROMPTS = 50            # newest unread prompts one extraction reads
@@ -54,12 +54,6 @@ EXTRACT_VERSION = accounting.version("memory-extract", _EXTRACT_SYSTEM)
 
 # --- enqueue --------------------------------------------------------------------
 
-def speaker(plpy, attrs: dict) -> identity.Identity | None:
-    """Who says this turn, recorded with it when the profile has
-    long_term_memory (else None: nothing recorded, no job)."""
-    return identity.current(plpy) if attrs.get("long_term_memory") else None
-
-
 def enqueue(plpy, ident, conversation_id: str, profile_name: str) -> None:
     """(Re)schedule the conversation's job: due idle_minutes after this turn."""
     db.query(plpy, """
@@ -78,11 +72,15 @@ def enqueue(plpy, ident, conversation_id: str, profile_name: str) -> None:
 
 # --- claim ----------------------------------------------------------------------
 
-def claim(plpy, batch_size: int, token: str) -> list[str]:
-    """Take up to batch_size due jobs for run ``token``; other runners skip them."""
+def _check_batch_size(batch_size) -> None:
     if batch_size is None or not 1 <= batch_size <= 10_000:
         raise InvalidParameter("batch_size must be between 1 and 10000",
                                hint="Pass batch_size => 100.")
+
+
+def claim(plpy, batch_size: int, token: str) -> list[str]:
+    """Take up to batch_size due jobs for run ``token``; other runners skip them."""
+    _check_batch_size(batch_size)
     db.query(plpy, """
         update dbms_cloud_ai._memory_job set status = 'pending', run_token = null
          where status = 'running'
@@ -105,7 +103,7 @@ def claim(plpy, batch_size: int, token: str) -> list[str]:
 
 _JOB = """
     select j.owner::text as owner, j.organization, j.subject, j.profile_name, j.attempts,
-           j.extracted_through, o.enabled
+           j.extracted_through, o.enabled, o.max_memories
       from dbms_cloud_ai._memory_job j
       left join dbms_cloud_ai._memory_organization o on o.organization = j.organization
      where j.conversation_id = $1::uuid and j.run_token = $2::uuid"""
@@ -325,17 +323,12 @@ _EVICT = """
 def store(plpy, job, conversation_id, accepted) -> dict:
     """Write the facts and evict beyond the cap, in this transaction, one
     writer per subject at a time."""
-    db.query(plpy, "select pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended($1, 17))",
-             ("text",), (subject_digest(job["organization"], job["subject"]),))
+    lock_subject(plpy, job["organization"], job["subject"])
     unique = list({f["key"]: f for f in accepted}.values())
     written = db.one(plpy, _STORE, ("text", "text", "text", "text"),
                      (job["organization"], job["subject"], conversation_id, json.dumps(unique)))
-    cap = db.one(plpy, """
-        select coalesce((select o.max_memories from dbms_cloud_ai._memory_organization o
-                          where o.organization = $1), $2) as cap""", ("text", "int4"),
-                 (job["organization"], identity.ORG_DEFAULTS["max_memories"]))["cap"]
     evicted = db.one(plpy, _EVICT, ("text", "text", "int4"),
-                     (job["organization"], job["subject"], cap))["evicted"]
+                     (job["organization"], job["subject"], job["max_memories"]))["evicted"]
     return {"stored": written["stored"], "evicted": evicted,
             "duplicate": written["duplicate"] + len(accepted) - len(unique),
             # cited a message that was erased while the model answered
@@ -349,9 +342,7 @@ _ELSEWHERE = "CALL dbms_cloud_ai.run_memory_jobs()"
 
 
 def schedule(plpy, when, batch_size) -> int:
-    if batch_size is None or not 1 <= batch_size <= 10_000:
-        raise InvalidParameter("batch_size must be between 1 and 10000",
-                               hint="Pass batch_size => 100.")
+    _check_batch_size(batch_size)
     return scheduling.schedule(plpy, "dbms_cloud_ai.schedule_memory_jobs", JOB_NAME, when,
                                f"call dbms_cloud_ai.run_memory_jobs({int(batch_size)})",
                                _ELSEWHERE)
