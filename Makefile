@@ -1,7 +1,8 @@
 # dbms_cloud_ai: Oracle Select AI (DBMS_CLOUD_AI) for PostgreSQL.
 #
 #   make install   install PostgreSQL + PL/Python if missing, the Python package and the extension
-#   make test      install, start a throwaway cluster, run the whole pytest suite, stop it
+#   make test      install, start a throwaway cluster, run the pytest suite (fast tier), stop it
+#   make test-long the same with the long tier (pytest marker `long`) as well
 #   make demo      install, start a throwaway cluster, load sample data, run the psql walk-through
 #   make bench     install, start a throwaway cluster, print the benchmarks (bench/)
 #
@@ -22,7 +23,8 @@ DEMO_DIR   = $(TMPBASE)/demo
 DEMO_PORT ?= 54330
 BENCH_DIR  = $(TMPBASE)/bench
 BENCH_PORT?= 54331
-PYTEST_ARGS ?=
+# The fast tier by default; `make test-long` adds the long tier (pytest marker `long`).
+PYTEST_ARGS ?= -m 'not long'
 # The test server gets proxy variables pointing at a closed port: every test
 # that reaches the fake LLM proves the extension ignores the server's proxy
 # environment (httpx would otherwise honour it).
@@ -31,7 +33,7 @@ CANARY_PROXY = HTTP_PROXY=$(CANARY) HTTPS_PROXY=$(CANARY) ALL_PROXY=$(CANARY) ht
 
 export PY_LIBDIR
 
-.PHONY: all install test demo demo-stop bench clean venv
+.PHONY: all install test test-long demo demo-stop bench clean venv
 
 all: $(SCRIPT)
 
@@ -57,6 +59,9 @@ test: install venv
 	  status=$$?; \
 	  if [ $$status -ne 0 ]; then echo "--- last lines of the test server's log:"; tail -n 30 $(TEST_DIR)/log/server.log; fi; \
 	  scripts/pg-cluster.sh stop $(TEST_DIR); exit $$status
+
+test-long:
+	$(MAKE) test PYTEST_ARGS=
 
 demo:
 	@$(PYTHON) demo/run_demo.py --mode

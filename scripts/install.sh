@@ -129,12 +129,22 @@ key() {
     say "created master key $KEY_FILE (owner $owner, mode 600): back it up with your database backups"
 }
 
+# The control file, this version's install script, an update script from every
+# version with a migration to this one (sql/updates), and the frozen scripts of
+# released versions (sql/released), so ALTER EXTENSION ... UPDATE finds every path.
 extension() {
-    local script="$ROOT/extension/dbms_cloud_ai--$VERSION.sql"
+    local script="$ROOT/extension/dbms_cloud_ai--$VERSION.sql" scripts=() old
     python3 "$ROOT/sql/build.py" --pylibdir "$PY_LIBDIR" --out "$script"
+    scripts+=("$script")
+    for old in $(python3 "$ROOT/sql/build.py" --print-updates); do
+        python3 "$ROOT/sql/build.py" --pylibdir "$PY_LIBDIR" --update "$old" \
+            --out "$ROOT/extension/dbms_cloud_ai--$old--$VERSION.sql"
+        scripts+=("$ROOT/extension/dbms_cloud_ai--$old--$VERSION.sql")
+    done
+    scripts+=("$ROOT"/sql/released/dbms_cloud_ai--*.sql)
     local share; share="$("/usr/lib/postgresql/$(pg_major)/bin/pg_config" --sharedir)/extension"
-    as_root install -m 644 "$ROOT/extension/dbms_cloud_ai.control" "$script" "$share/"
-    say "extension dbms_cloud_ai $VERSION installed into $share"
+    as_root install -m 644 "$ROOT/extension/dbms_cloud_ai.control" "${scripts[@]}" "$share/"
+    say "extension dbms_cloud_ai $VERSION installed into $share (update paths from: $(python3 "$ROOT/sql/build.py" --print-updates | tr '\n' ' '))"
 }
 
 case "${1:-all}" in

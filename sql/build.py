@@ -6,7 +6,14 @@ Order: head.sql, then schema/NNN-*.sql (tables, policies), then api/NNN-*.sql
 replaced by the once-per-backend loader of the Python package.  The version
 comes from the control file only.
 
-    python3 sql/build.py --pylibdir /usr/local/lib/dbms_cloud_ai --out extension/dbms_cloud_ai--0.1.0.sql
+An update script <from>--<version> is updates/<from>--<version>.sql (the
+hand-written migration of tables and anything the api part cannot replace in
+place) followed by the whole api part with CREATE OR REPLACE, so every
+function body, view and grant ends exactly as in a fresh install.  Released
+scripts are frozen in sql/released/ (docs/releasing.md).
+
+    python3 sql/build.py --pylibdir /usr/local/lib/dbms_cloud_ai --out extension/dbms_cloud_ai--0.2.0.sql
+    python3 sql/build.py --pylibdir /usr/local/lib/dbms_cloud_ai --update 0.1.0 --out extension/dbms_cloud_ai--0.1.0--0.2.0.sql
 """
 
 from __future__ import annotations
@@ -56,9 +63,9 @@ def control_version() -> str:
     return m.group(1)
 
 
-def sources() -> list[pathlib.Path]:
-    files = [SQL / "head.sql"]
-    for part in ("schema", "api"):
+def sources(parts=("schema", "api")) -> list[pathlib.Path]:
+    files = [SQL / "head.sql"] if "schema" in parts else []
+    for part in parts:
         names = sorted(p for p in (SQL / part).iterdir() if p.suffix == ".sql")
         for p in names:
             if not NAME.match(p.name):
@@ -140,26 +147,65 @@ def wrap(m: re.Match) -> str:
     return internal + "\n\n" + public
 
 
-def build(pylibdir: str) -> str:
-    version = control_version()
+def build_parts(paths: list[pathlib.Path], version: str, pylibdir: str) -> list[str]:
     parts = []
-    for path in sources():
+    for path in paths:
         rel = path.relative_to(ROOT)
         text = inject(path.read_text(), version, pylibdir, str(rel))
         parts.append(f"-- ===== {rel} =====\n" + PYFUNC.sub(wrap, text))
-    return "\n".join(parts)
+    return parts
+
+
+def build(pylibdir: str) -> str:
+    return "\n".join(build_parts(sources(), control_version(), pylibdir))
+
+
+UPDATE_HEAD = """\
+-- dbms_cloud_ai update script {old} -> {new}: built by sql/build.py from
+-- sql/updates/{old}--{new}.sql and the api part of sql/.  Do not edit by hand.
+\\echo Use "ALTER EXTENSION dbms_cloud_ai UPDATE TO '{new}'" to load this file. \\quit
+
+-- ALTER EXTENSION runs this with search_path = <the extension's schema>, pg_temp,
+-- that is public: pin it before the migration binds any name.  The schemas
+-- already belong to the extension (nobody else may create in them), so CREATE OR
+-- REPLACE below can only meet the extension's own objects.
+set local search_path to pg_catalog, pg_temp;
+"""
+REPLACEABLE = re.compile(r"^create (function|procedure|view) ", re.M)
+
+
+def update_sources(new: str) -> list[str]:
+    """The versions with a migration file to `new`: sql/updates/<old>--<new>.sql."""
+    return sorted(p.name.split("--")[0] for p in (SQL / "updates").glob(f"*--{new}.sql"))
+
+
+def build_update(old: str, pylibdir: str) -> str:
+    new = control_version()
+    migration = SQL / "updates" / f"{old}--{new}.sql"
+    if not migration.is_file():
+        sys.exit(f"{migration}: no migration from {old} to {new}")
+    api = [REPLACEABLE.sub(r"create or replace \1 ", part)
+           for part in build_parts(sources(("api",)), new, pylibdir)]
+    mig = f"-- ===== {migration.relative_to(ROOT)} =====\n" + migration.read_text()
+    return "\n".join([UPDATE_HEAD.format(old=old, new=new), mig] + api)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pylibdir", default="/usr/local/lib/dbms_cloud_ai")
     ap.add_argument("--out", help="output file (default: print to stdout)")
+    ap.add_argument("--update", metavar="FROM", help="build the update script FROM--<version>")
     ap.add_argument("--print-version", action="store_true")
+    ap.add_argument("--print-updates", action="store_true",
+                    help="print the versions that have a migration to this version")
     args = ap.parse_args()
     if args.print_version:
         print(control_version())
         return
-    text = build(args.pylibdir)
+    if args.print_updates:
+        print("\n".join(update_sources(control_version())))
+        return
+    text = build_update(args.update, args.pylibdir) if args.update else build(args.pylibdir)
     if args.out:
         pathlib.Path(args.out).write_text(text)
     else:

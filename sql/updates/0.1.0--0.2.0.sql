@@ -1,0 +1,4 @@
+-- Migration 0.1.0 -> 0.2.0: table changes only; build.py appends the whole api
+-- part (functions, views, grants) with CREATE OR REPLACE.  New columns go at
+-- the end of their table here and in sql/schema, so a fresh install and an
+-- updated one end with identical catalogs (tests/test_upgrade.py).

@@ -1,0 +1,156 @@
+"""Released versions stay frozen, and ALTER EXTENSION ... UPDATE along every
+path ends exactly like a fresh install of the newest version."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import pathlib
+import subprocess
+import sys
+
+import psycopg
+import pytest
+
+from catalog_snapshot import differences, snapshot
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+RELEASED = ROOT / "sql" / "released"
+SEEDS = pathlib.Path(__file__).resolve().parent / "upgrade"
+
+
+def current_version() -> str:
+    return subprocess.run([sys.executable, str(ROOT / "sql" / "build.py"), "--print-version"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def released_versions() -> list[str]:
+    return sorted(p.name.removeprefix("dbms_cloud_ai--").removesuffix(".sql")
+                  for p in RELEASED.glob("dbms_cloud_ai--*.sql") if p.name.count("--") == 1)
+
+
+@contextlib.contextmanager
+def scratch_database(db, name: str, version: str | None = None):
+    """A new database with the extension at `version` (default: the newest)."""
+    full = f"{db.info.dbname}_{name}"
+    db.admin.execute(f"drop database if exists {full} with (force)")
+    db.admin.execute(f"create database {full}")
+    conn = psycopg.connect(host=db.info.host, port=db.info.port, user="postgres", dbname=full,
+                           autocommit=True)
+    try:
+        if version:
+            conn.execute(f"create extension dbms_cloud_ai version '{version}' cascade")
+        else:
+            conn.execute("create extension dbms_cloud_ai cascade")
+        yield conn
+    finally:
+        conn.close()
+        db.admin.execute(f"drop database if exists {full} with (force)")
+
+
+def as_role(conn: psycopg.Connection, role: str) -> psycopg.Connection:
+    return psycopg.connect(host=conn.info.host, port=conn.info.port, user=role,
+                           dbname=conn.info.dbname, autocommit=True)
+
+
+def use_the_api(admin: psycopg.Connection, llm) -> list[tuple]:
+    """The same work in any database: alice sets up a profile and talks; returns what she sees."""
+    admin.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
+    with as_role(admin, "alice") as alice:
+        alice.execute("select dbms_cloud.create_credential('CRED', 'user', 'sk-upgrade-test')")
+        alice.execute("select dbms_cloud_ai.create_profile('NEW_P', %s)",
+                      (json.dumps({"provider": "openai", "credential_name": "CRED",
+                                   "provider_endpoint": llm.url}),))
+        cid = alice.execute("select dbms_cloud_ai.create_conversation('{\"title\": \"New talk\"}')"
+                            ).fetchone()[0]
+        alice.execute("select dbms_cloud_ai.generate('hello after update', 'NEW_P', 'chat', params => %s)",
+                      (json.dumps({"conversation_id": cid}),))
+        return alice.execute("""
+            select c.conversation_title, p.prompt, p.prompt_response is not null
+              from dbms_cloud_ai.user_cloud_ai_conversations c
+              join dbms_cloud_ai.user_cloud_ai_conversation_prompts p using (conversation_id)
+             where c.conversation_title = 'New talk'""").fetchall()
+
+
+def test_released_scripts_are_frozen():
+    """A released script never changes: its checksum is recorded when it is frozen."""
+    sums = dict(reversed(line.split()) for line in (RELEASED / "SHA256SUMS").read_text().splitlines()
+                if line.strip())
+    files = sorted(p.name for p in RELEASED.glob("*.sql"))
+    assert files == sorted(sums), "every file in sql/released/ has a line in SHA256SUMS"
+    for name in files:
+        assert hashlib.sha256((RELEASED / name).read_bytes()).hexdigest() == sums[name], \
+            f"{name} is a released script and must not change (docs/releasing.md)"
+
+
+def test_the_current_version_is_not_frozen_yet():
+    assert current_version() not in released_versions()
+    assert released_versions(), "at least 0.1.0 is released"
+
+
+def test_every_installed_script_is_the_repositorys(db):
+    """What `make install` copied: the frozen scripts verbatim, the update scripts as built."""
+    sharedir = pathlib.Path(db.admin.execute(
+        "select setting from pg_config where name = 'SHAREDIR'").fetchone()[0], "extension")
+    for p in RELEASED.glob("*.sql"):
+        assert (sharedir / p.name).read_bytes() == p.read_bytes(), f"{p.name}: run `make install`"
+    installed = (sharedir / f"dbms_cloud_ai--{current_version()}.sql").read_text()
+    libdir = installed.split('DBMS_CLOUD_AI_PYTHON_LIB_DIR") or "', 1)[1].split('"', 1)[0]
+    for old in released_versions():
+        built = subprocess.run([sys.executable, str(ROOT / "sql" / "build.py"), "--pylibdir", libdir,
+                                "--update", old], check=True, capture_output=True, text=True).stdout
+        name = f"dbms_cloud_ai--{old}--{current_version()}.sql"
+        assert (sharedir / name).read_text() == built, f"{name}: run `make install`"
+
+
+def test_every_released_version_has_an_update_path_to_the_current(db):
+    paths = dict(db.admin.execute("""
+        select source, path from pg_extension_update_paths('dbms_cloud_ai')
+         where target = %s""", (current_version(),)).fetchall())
+    for old in released_versions():
+        assert paths.get(old), f"no ALTER EXTENSION UPDATE path from {old}"
+
+
+@pytest.mark.parametrize("old", released_versions())
+def test_updated_install_matches_a_fresh_one(db, llm, old):
+    """Seed rows as `old` stored them, update, and compare with a fresh install:
+    the same catalog, the old rows readable through the new API, and the API
+    behaving the same in both."""
+    with scratch_database(db, "fresh") as fresh, scratch_database(db, "updated", old) as updated:
+        seed = SEEDS / f"seed-{old}.sql"
+        assert seed.is_file(), f"a released version needs its seed rows: {seed}"
+        updated.execute(seed.read_text())
+        updated.execute("alter extension dbms_cloud_ai update")
+        assert updated.execute("select extversion from pg_extension where extname = 'dbms_cloud_ai'"
+                               ).fetchone()[0] == current_version()
+
+        assert differences(snapshot(fresh), snapshot(updated)) == []
+
+        with as_role(updated, "alice") as alice:
+            assert alice.execute("select conversation_title from dbms_cloud_ai.user_cloud_ai_conversations"
+                                 ).fetchall() == [("Old talk",)]
+            assert [r[0] for r in alice.execute(
+                "select prompt from dbms_cloud_ai.user_cloud_ai_conversation_prompts order by created, prompt")
+            ] == ["old question one", "old question two"]
+            assert alice.execute("select fact from dbms_cloud_ai.user_cloud_ai_memories").fetchall() == [
+                ("Alice prefers metric units",)]
+            assert alice.execute("select profile_name from dbms_cloud_ai.user_cloud_ai_profiles"
+                                 ).fetchall() == [("OLD_P",)]
+
+        assert use_the_api(fresh, llm) == use_the_api(updated, llm) == [
+            ("New talk", "hello after update", True)]
+        assert differences(snapshot(fresh), snapshot(updated)) == []
+
+
+def test_an_open_session_refuses_to_mix_versions_after_an_update(db, llm):
+    """A backend that loaded the old library is told to reconnect (55000), not run mixed code."""
+    old = released_versions()[-1]
+    with scratch_database(db, "mixed", old) as conn:
+        conn.execute("""do language plpython3u $$ GD["dbms_cloud_ai.version"] = "%s" $$""" % old)
+        conn.execute("alter extension dbms_cloud_ai update")
+        with pytest.raises(psycopg.Error) as e:
+            conn.execute("select dbms_cloud_ai.get_profile()")
+        assert e.value.sqlstate == "55000"
+        with as_role(conn, "alice") as fresh_session:
+            assert fresh_session.execute("select dbms_cloud_ai.get_profile()").fetchone()[0] is None
