@@ -3,6 +3,7 @@
 #   make install   install PostgreSQL + PL/Python if missing, the Python package and the extension
 #   make test      install, start a throwaway cluster, run the pytest suite (fast tier), stop it
 #   make test-long the same with the long tier (pytest marker `long`) as well
+#   make lint      ruff (Python) and pgspot (SQL scripts); the first step of make test
 #   make demo      install, start a throwaway cluster, load sample data, run the psql walk-through
 #   make bench     install, start a throwaway cluster, print the benchmarks (bench/)
 #
@@ -33,7 +34,7 @@ CANARY_PROXY = HTTP_PROXY=$(CANARY) HTTPS_PROXY=$(CANARY) ALL_PROXY=$(CANARY) ht
 
 export PY_LIBDIR
 
-.PHONY: all install test test-long demo demo-stop bench clean venv
+.PHONY: all install lint test test-long demo demo-stop bench clean venv
 
 all: $(SCRIPT)
 
@@ -51,7 +52,10 @@ $(VENV)/.installed: tests/requirements.txt
 
 venv: $(VENV)/.installed
 
-test: install venv
+lint: venv
+	scripts/lint.sh
+
+test: install venv lint
 	scripts/pg-cluster.sh stop $(TEST_DIR); rm -rf $(TEST_DIR)
 	PG_SERVER_ENV="$(CANARY_PROXY)" scripts/pg-cluster.sh start $(TEST_DIR) $(TEST_PORT)
 	DCA_PGHOST=$(TEST_DIR)/sock DCA_PGPORT=$(TEST_PORT) DCA_PGLOG=$(TEST_DIR)/log/server.log \

@@ -413,9 +413,9 @@ def bench_reports(args) -> None:
     print()
     print(f"{'report query (ms)':<42}{'rows':>6}{'cold-ish':>10}{'warm':>8}"
           f"{'no summary: cold-ish':>22}{'warm':>8}")
-    for s, l in zip(summarized, live):
+    for s, raw in zip(summarized, live):
         print(f"{s['label']:<42}{s['rows']:>6}{s['cold']:>10.0f}{s['warm']:>8.0f}"
-              f"{l['cold']:>22.0f}{l['warm']:>8.0f}")
+              f"{raw['cold']:>22.0f}{raw['warm']:>8.0f}")
     worst = max(max(s["cold"], s["warm"]) for s in summarized)
     print(f"goal: each < {REPORT_GOAL_MS:.0f} ms with the daily summary: slowest {worst:.0f} ms -> "
           f"{'met' if worst < REPORT_GOAL_MS else 'NOT met'}")

@@ -226,7 +226,7 @@ def bench_purge(args, fake: FakeLLM) -> None:
                 if row[0] != ANSWER:
                     raise RuntimeError(f"appender got {row[0]!r}")
                 phase["now"].append(t2 - t1)
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:
             failures.append(e)
 
     purger_role = ADMIN if args.purge_as == "admin" else "postgres"
@@ -265,8 +265,9 @@ def bench_purge(args, fake: FakeLLM) -> None:
 
     b, d = summary(before), summary(during) if during else None
     print()
+    purger_kind = "member of dbms_cloud_ai_admin" if args.purge_as == "admin" else "superuser"
     print(f"(b) purge of {total:,} expired prompts in {args.expired_conversations:,} conversations, "
-          f"batch_size {args.batch_size}, as {purger_role} ({'member of dbms_cloud_ai_admin' if args.purge_as == 'admin' else 'superuser'})")
+          f"batch_size {args.batch_size}, as {purger_role} ({purger_kind})")
     print(f"    bulk load + ANALYZE {load:.1f}s")
     print(f"    purge_expired_conversations returned {purged:,} rows in {purge_s:.2f}s: "
           f"{total / purge_s:,.0f} prompts/s ({purged / purge_s:,.0f} rows/s incl. conversations)")

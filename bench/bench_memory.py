@@ -131,7 +131,7 @@ def _words(words: list[str]) -> str:
 
 
 FACT_FN = ("create function public.bench_fact() returns text language sql volatile as $$\n"
-           "select case floor(random() * %d)::int\n" % len(FACTS)
+           f"select case floor(random() * {len(FACTS)})::int\n"
            + "".join(f"    when {i} then '{a}' || {_words(x)} || '{b}' || {_words(y)}\n"
                      for i, (a, x, b, y) in enumerate(FACTS))
            + "end $$")
@@ -600,7 +600,7 @@ def run_runners(runners: int, batch: int) -> tuple[float, list[int], list[float]
             done[i] = conns[i].execute("call dbms_cloud_ai.run_memory_jobs(%s)",
                                        (batch,)).fetchone()[0]
             each[i] = time.perf_counter() - t0
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:
             errors.append(e)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(runners)]

@@ -476,9 +476,9 @@ def bench_context(args) -> None:
 # --- (2) validation -------------------------------------------------------------------
 
 def bench_validation(args) -> None:
-    from dbms_cloud_ai import sqlguard  # python/src, this interpreter
     import pglast
     import sqlglot
+    from dbms_cloud_ai import sqlguard  # python/src, this interpreter
 
     tables = [t for t, _, _ in tables_of(10)]
     allowed = {("s10", t) for t in tables}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pathlib
 import re
 import subprocess
@@ -12,8 +10,7 @@ import tomllib
 
 import psycopg
 import pytest
-
-from helpers import make_profile, raises
+from helpers import raises
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCHEMAS = "('dbms_cloud', 'dbms_cloud_ai')"
@@ -51,29 +48,10 @@ def test_built_script_is_what_is_installed(db):
     built = subprocess.run([sys.executable, str(ROOT / "sql" / "build.py"), "--pylibdir", libdir],
                            check=True, capture_output=True, text=True).stdout
     assert built == installed, "run `make install`: the installed script is stale"
-    assert "@extschema" not in built
 
 
-def test_every_function_pins_search_path_and_none_is_security_definer(db):
-    rows = db.admin.execute(f"""
-        select p.oid::regprocedure::text, p.prosecdef, p.proconfig, p.prosrc
-          from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-         where n.nspname in {SCHEMAS}""").fetchall()
-    assert len(rows) >= 24
-    # A procedure that COMMITs cannot have a SET clause; it pins search_path in its body.
-    commits = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)",
-               "dbms_cloud_ai.run_memory_jobs(integer,integer,bigint)"}
-    # The one SECURITY DEFINER function: the database-wide (PUBLIC) token budget needs
-    # every role's token total, which row-level security hides from each caller; it
-    # returns that one number, takes no argument and pins search_path (checked below).
-    definers = {"dbms_cloud_ai._tokens_used_today()"}
-    assert {name for name, secdef, _, _ in rows if secdef} == definers
-    for name, secdef, config, src in rows:
-        assert not secdef or name in definers, name
-        if name in commits:
-            assert not config and "set_config('search_path', 'pg_catalog, pg_temp', true)" in src, name
-            continue
-        assert config and "search_path=pg_catalog, pg_temp" in config, name
+# search_path pinning, SECURITY DEFINER allow-list, control file, @extschema@ and
+# CREATE OR REPLACE checks: the catalog lint in tests/test_install_hygiene.py (A2).
 
 
 def test_nothing_is_granted_to_public(db):
@@ -149,35 +127,3 @@ def test_identity_sequences_are_dumped_with_their_tables(db):
            and pg_get_serial_sequence(a.attrelid::regclass::text, a.attname)::regclass
                <> all (e.extconfig)""").fetchall()
     assert missing == []
-
-
-def test_a_restored_database_keeps_working(db, alice, llm):
-    """pg_dump and pg_restore: the rows come back, and new rows get new ids and
-    sort after the restored ones (the identity sequences were dumped)."""
-    make_profile(alice, llm)
-    cid = alice.execute("""select dbms_cloud_ai.create_conversation('{"title": "t"}')""").fetchone()[0]
-    alice.execute("select dbms_cloud_ai.generate('first', 'P', 'chat', params => %s)",
-                  (json.dumps({"conversation_id": cid}),))
-    src, dst = db.info.dbname, db.info.dbname + "_restored"
-    dump = subprocess.run(["pg_dump", "-h", db.info.host, "-p", str(db.info.port), "-U", "postgres",
-                           "-Fc", src], capture_output=True, check=True).stdout
-    db.admin.execute(f"drop database if exists {dst}")
-    db.admin.execute(f"create database {dst}")
-    try:
-        subprocess.run(["pg_restore", "-h", db.info.host, "-p", str(db.info.port), "-U", "postgres",
-                        "-d", dst], input=dump, capture_output=True, check=True)
-        with psycopg.connect(host=db.info.host, port=db.info.port, user="alice", dbname=dst,
-                             autocommit=True) as a:
-            a.execute("select dbms_cloud.create_credential('CRED2', 'user', 'sk-2')")
-            a.execute("""select dbms_cloud_ai.create_profile('P2', %s)""",
-                      (json.dumps({"provider": "openai", "credential_name": "CRED2",
-                                   "provider_endpoint": llm.url}),))
-            a.execute("select dbms_cloud_ai.generate('second', 'P', 'chat', params => %s)",
-                      (json.dumps({"conversation_id": cid}),))
-            assert [p for (p,) in a.execute(
-                "select prompt from dbms_cloud_ai._conversation_prompt order by seq")] == [
-                "first", "second"]
-            # the restored credential still decrypts on this server
-            assert llm.requests[-1].headers["authorization"].startswith("Bearer sk-test")
-    finally:
-        db.admin.execute(f"drop database if exists {dst} with (force)")

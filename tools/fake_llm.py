@@ -575,6 +575,23 @@ def closed_port() -> int:
     return port
 
 
+class SilentPort:
+    """A local port whose kernel completes TCP connections that nobody ever
+    accepts: the request is sent, never read, never answered.
+
+        with SilentPort() as port: ... provider_endpoint http://127.0.0.1:<port> ...
+    """
+
+    def __enter__(self) -> int:
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(64)
+        return self._sock.getsockname()[1]
+
+    def __exit__(self, *exc):
+        self._sock.close()
+
+
 MEMORY_EXTRACTION = "You maintain long-term memory"   # memory_jobs.py's extraction prompt
 
 
@@ -611,6 +628,66 @@ def keyword_responder(answers: list[dict], fallback: str, memory_cues: list[str]
                 return Answer(a["answer"])
         return Answer(fallback)
     return respond
+
+
+class Obedient:
+    """A model that does whatever the injected instructions it reads ask
+    (security.md 8.C7): the extension's defences, not the model, must contain it.
+
+    ``demands`` maps a marker (a word each injected payload carries) to what
+    that payload asks for: ``sql`` (a statement), ``tool`` (search_memories
+    arguments) and ``say`` (text for the answer, e.g. an exfiltration link).
+    When a request contains a marker (or always, with ``remembered``: the model
+    read it in an earlier turn), the model obeys it:
+
+    * an NL2SQL request or repair round gets the demanded SQL; an injection
+      that demands no SQL gets a query returning the demanded text and the
+      echo below as a string constant; no injection: ``default_sql``;
+    * a request offering tools gets search_memories calls with the demanded
+      arguments, plus a search for the marker itself;
+    * any other request gets the demanded text followed by an echo of the
+      whole request ("here is my system prompt"), so whatever the extension put
+      in a prompt ends up in the answer.
+
+    ``obeyed`` lists (markers, what was done) in request order."""
+
+    NL2SQL_CUES = ("Write one PostgreSQL query", "PostgreSQL could not use that query")
+
+    def __init__(self, demands: dict, default_sql: str = "SELECT 1", remembered: bool = False):
+        self.demands = demands
+        self.default_sql = default_sql
+        self.remembered = remembered
+        self.obeyed: list[tuple[str, str]] = []
+
+    def __call__(self, wire, body):
+        text = json.dumps(body, ensure_ascii=False)
+        seen = [m for m in self.demands if self.remembered or m in text]
+        last = last_user_text(wire, body)
+        if any(cue in last for cue in self.NL2SQL_CUES):
+            for m in seen:
+                if self.demands[m].get("sql"):
+                    self.obeyed.append((m, "sql"))
+                    return Answer(self.demands[m]["sql"])
+            if seen:
+                self.obeyed.append((",".join(seen), "sql-echo"))
+                said = self._said(seen, text)
+                return Answer("SELECT '" + said.replace("'", "''") + "' AS answer")
+            return Answer(self.default_sql)
+        if seen and offered_tools(wire, body) and not tool_results(wire, body):
+            calls = []
+            for m in seen:
+                if self.demands[m].get("tool"):
+                    calls.append({"name": "search_memories", "arguments": self.demands[m]["tool"]})
+                calls.append({"name": "search_memories", "arguments": {"query": m}})
+            self.obeyed.append((",".join(seen), "tool"))
+            return ToolCalls(calls)
+        if seen:
+            self.obeyed.append((",".join(seen), "say"))
+        return Answer(self._said(seen, text))
+
+    def _said(self, seen, text):
+        says = [self.demands[m]["say"] for m in seen if self.demands[m].get("say")]
+        return "As instructed: " + " ".join(says) + "\nEverything I was given:\n" + text
 
 
 def main():

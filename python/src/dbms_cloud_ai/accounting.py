@@ -89,11 +89,19 @@ def end():
     _turn = None
 
 
+def new_call_id() -> str:
+    """The id of a call about to be made, as user_cloud_ai_calls shows it (an
+    upper-case GUID); the HTTP layer sends it as the client request id."""
+    return str(uuid.uuid4()).upper()
+
+
 def record(*, provider: str, model: str | None, purpose: str, prompt_version: str,
-           completion=None, error=None, latency_ms: float, attempts: int = 1) -> str:
-    """Remember one request; returns its call id."""
+           completion=None, error=None, latency_ms: float, attempts: int = 1,
+           call_id: str | None = None) -> str:
+    """Remember one request; returns its call id (``call_id`` if given: the
+    id the request carried, from new_call_id)."""
     turn = _turn
-    call_id = str(uuid.uuid4())
+    call_id = (call_id or str(uuid.uuid4())).lower()
     if not ENABLED:
         return call_id
     rec = {

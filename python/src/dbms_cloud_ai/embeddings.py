@@ -61,17 +61,18 @@ def embed(plpy, attrs: dict, text: str, ctx=None) -> Vector:
         raise ProviderTimeout(f"no time left to call provider {provider.name}",
                               detail="statement_timeout has (almost) expired",
                               hint="Raise statement_timeout.")
+    call_id = accounting.new_call_id()
+    headers = {**provider.embedding_headers(key, attrs), provider.request_id_header: call_id}
     started = time.monotonic()
     try:
-        reply = http.post_json(url, provider.embedding_headers(key, attrs),
-                               provider.embedding_body(text, model, attrs),
+        reply = http.post_json(url, headers, provider.embedding_body(text, model, attrs),
                                provider=provider.name, deadline=deadline, max_attempts=attempts)
         emb = provider.parse_embedding(reply.data, model)
     except DcaError as e:
         accounting.record(provider=provider.name, model=model, purpose="embedding",
                           prompt_version=PROMPT_VERSION, error=e,
                           latency_ms=(time.monotonic() - started) * 1000,
-                          attempts=getattr(e, "attempts", 1))
+                          attempts=getattr(e, "attempts", 1), call_id=call_id)
         raise
     tokens = emb.input_tokens
     accounting.record(
@@ -79,7 +80,7 @@ def embed(plpy, attrs: dict, text: str, ctx=None) -> Vector:
         completion=Completion(text="", model=emb.model or model,
                               input_tokens=tokens if tokens is not None else estimate_tokens(text),
                               output_tokens=0, tokens_estimated=tokens is None),
-        latency_ms=reply.elapsed_ms, attempts=reply.attempts)
+        latency_ms=reply.elapsed_ms, attempts=reply.attempts, call_id=call_id)
     norm = math.sqrt(sum(x * x for x in emb.vector))
     if norm == 0:
         raise provider.bad_embedding("the embedding is all zeros")

@@ -4,9 +4,10 @@ PostgreSQL cannot interrupt Python (statement_timeout and pg_cancel_backend
 wait until control returns to the server), so the HTTP layer must bound itself.
 httpx's timeouts are per socket operation: a server that drips one byte a
 second never trips them.  We therefore wrap httpcore's network backend so every
-connect, read and write is given at most the time left before one wall-clock
-deadline, and we cap the response size, after decompression too (a few
-kilobytes of gzip can expand to gigabytes).
+connect, read and write (and the DNS lookup, which has no timeout of its own)
+is given at most the time left before one wall-clock deadline, and we cap the
+response size, after decompression too (a few kilobytes of gzip can expand to
+gigabytes).
 
 Error details quote the start of the provider's reply; any credential sent in
 the request headers is masked there, since some servers echo the key back.
@@ -19,9 +20,12 @@ environment (trust_env=False), and nothing here follows redirects.
 from __future__ import annotations
 
 import email.utils
+import ipaddress
 import json
 import random
+import socket
 import ssl
+import threading
 import time
 import zlib
 from dataclasses import dataclass
@@ -67,13 +71,49 @@ class _DeadlineStream(httpcore.NetworkStream):
         return self._inner.get_extra_info(info)
 
 
+def _resolve(host: str, port: int, timeout: float) -> list[str]:
+    """The addresses of ``host``, looked up within ``timeout`` seconds.
+
+    getaddrinfo takes no timeout: a resolver that does not answer blocks it for
+    its own timeout x attempts x servers (10 s and more with glibc's defaults).
+    The lookup runs in a daemon thread that is left behind if it overruns; it
+    calls no PostgreSQL API."""
+    try:
+        return [str(ipaddress.ip_address(host))]
+    except ValueError:
+        pass
+    found: dict = {}
+    done = threading.Event()
+
+    def lookup():
+        try:
+            found["addrs"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as e:
+            found["error"] = e
+        done.set()
+    threading.Thread(target=lookup, name="dbms_cloud_ai-resolve", daemon=True).start()
+    if not done.wait(min(timeout, 86400.0)):
+        raise httpcore.ConnectTimeout(f"no answer from DNS for {host} within the call's deadline")
+    if "error" in found:
+        raise httpcore.ConnectError(f"DNS lookup of {host} failed: {found['error']}")
+    return list(dict.fromkeys(a[4][0] for a in found["addrs"]))
+
+
 class _DeadlineBackend(httpcore.NetworkBackend):
     def __init__(self):
         self._inner = httpcore.SyncBackend()
 
     def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        return _DeadlineStream(self._inner.connect_tcp(
-            host, port, _left(timeout), local_address, socket_options))
+        # Connect to each address in turn, as socket.create_connection would;
+        # TLS still verifies the host name (httpcore passes it to start_tls).
+        failure = None
+        for address in _resolve(host, port, _left(timeout)):
+            try:
+                return _DeadlineStream(self._inner.connect_tcp(
+                    address, port, _left(timeout), local_address, socket_options))
+            except httpcore.ConnectError as e:
+                failure = e
+        raise failure or httpcore.ConnectError(f"no address for {host}")
 
     def connect_unix_socket(self, path, timeout=None, socket_options=None):
         raise httpcore.ConnectError("unix sockets are not used")

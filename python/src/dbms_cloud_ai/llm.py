@@ -99,19 +99,22 @@ def chat(plpy, attrs: dict, messages: list[dict], ctx=None, *, purpose: str = "a
         raise ProviderTimeout(f"no time left to call provider {provider.name}",
                               detail="statement_timeout has (almost) expired",
                               hint="Raise statement_timeout.")
+    call_id = accounting.new_call_id()
+    headers = {**provider.headers(key, attrs), provider.request_id_header: call_id}
     started = time.monotonic()
     try:
-        reply = http.post_json(url, provider.headers(key, attrs), provider.body(req, attrs),
+        reply = http.post_json(url, headers, provider.body(req, attrs),
                                provider=provider.name, deadline=deadline, max_attempts=attempts)
         completion = provider.parse(reply.data, req)
     except DcaError as e:
         accounting.record(provider=provider.name, model=req.model, purpose=purpose,
                           prompt_version=prompt_version, error=e,
                           latency_ms=(time.monotonic() - started) * 1000,
-                          attempts=getattr(e, "attempts", 1))
+                          attempts=getattr(e, "attempts", 1), call_id=call_id)
         raise
     completion.extra.update(attempts=reply.attempts, latency_ms=reply.elapsed_ms)
     completion.extra["call_id"] = accounting.record(
         provider=provider.name, model=req.model, purpose=purpose, prompt_version=prompt_version,
-        completion=completion, latency_ms=reply.elapsed_ms, attempts=reply.attempts)
+        completion=completion, latency_ms=reply.elapsed_ms, attempts=reply.attempts,
+        call_id=call_id)
     return completion

@@ -61,6 +61,11 @@ class Provider:
     default_base = ""           # scheme://host[/prefix]
     default_model: str | None = None
     needs_key = True
+    # Sent with every attempt of one logical call, its value the call_id that
+    # user_cloud_ai_calls shows, so a provider's logs can be matched to our
+    # rows.  OpenAI documents X-Client-Request-Id; providers that document
+    # none get the same header (unknown headers are ignored).
+    request_id_header = "x-client-request-id"
 
     def check(self, attrs: dict) -> None:
         """Cross-attribute checks made when a profile is created or changed."""

@@ -147,6 +147,7 @@ class HuggingFace(OpenAI):
 class Azure(OpenAI):
     name = "azure"
     default_model = None
+    request_id_header = "x-ms-client-request-id"   # Azure REST APIs' client request id
     api_version = "2024-10-21"
 
     def check(self, attrs):
