@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import psycopg
-import pytest
-from fake_llm import Answer
+import json
 
-from helpers import API_KEY, generate, make_profile, raises
+from fake_llm import Answer
+from helpers import API_KEY, case, generate, make_profile, raises
 
 TABLES = ("dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._host_ace",
           "dbms_cloud_ai._conversation", "dbms_cloud_ai._conversation_prompt",
@@ -67,19 +66,108 @@ def test_direct_table_writes_cannot_claim_another_owner(alice):
                       "values ('bob', 'X', '\\x00', 'k')")
 
 
+# Every function that names a credential or a profile, called as bob with alice's
+# names ('CRED', 'P') after alice's call warmed the backend (package, plans, keys).
+# The set is checked against the catalog: a new such function needs its line here.
+BOB_CALLS_WITH_ALICES_NAMES = {
+    "dbms_cloud.drop_credential(text)": "select dbms_cloud.drop_credential('CRED')",
+    "dbms_cloud.update_credential(text,text,text)":
+        "select dbms_cloud.update_credential('CRED', 'username', 'x')",
+    "dbms_cloud.enable_credential(text)": "select dbms_cloud.enable_credential('CRED')",
+    "dbms_cloud.disable_credential(text)": "select dbms_cloud.disable_credential('CRED')",
+    "dbms_cloud_ai.create_profile(text,text,text,text)":
+        """select dbms_cloud_ai.create_profile('BP2', '{"provider": "openai", "credential_name": "CRED"}')""",
+    "dbms_cloud_ai.create_profile(text,jsonb,text,text)":
+        """select dbms_cloud_ai.create_profile('BP2', '{"provider": "openai", "credential_name": "CRED"}'::jsonb)""",
+    "dbms_cloud_ai.drop_profile(text,boolean)": "select dbms_cloud_ai.drop_profile('P')",
+    "dbms_cloud_ai.enable_profile(text)": "select dbms_cloud_ai.enable_profile('P')",
+    "dbms_cloud_ai.disable_profile(text)": "select dbms_cloud_ai.disable_profile('P')",
+    "dbms_cloud_ai.set_attribute(text,text,text)":
+        "select dbms_cloud_ai.set_attribute('BOBP', 'credential_name', 'CRED'::text)",
+    "dbms_cloud_ai.set_attribute(text,text,boolean)":
+        "select dbms_cloud_ai.set_attribute('P', 'comments', true)",
+    "dbms_cloud_ai.set_attribute(text,text,numeric)":
+        "select dbms_cloud_ai.set_attribute('P', 'max_tokens', 5::numeric)",
+    "dbms_cloud_ai.set_attribute(text,text,jsonb)":
+        """select dbms_cloud_ai.set_attribute('BOBP', 'credential_name', '"CRED"'::jsonb)""",
+    "dbms_cloud_ai.set_attributes(text,text)":
+        """select dbms_cloud_ai.set_attributes('BOBP', '{"credential_name": "CRED"}'::text)""",
+    "dbms_cloud_ai.set_attributes(text,jsonb)":
+        """select dbms_cloud_ai.set_attributes('BOBP', '{"credential_name": "CRED"}'::jsonb)""",
+    "dbms_cloud_ai.set_profile(text)": "select dbms_cloud_ai.set_profile('P')",
+    "dbms_cloud_ai.generate(text,text,text,text,text,text[])":
+        "select dbms_cloud_ai.generate('q', 'P', 'chat')",
+    "dbms_cloud_ai.generate(text,text,text,jsonb,jsonb,text[])":
+        "select dbms_cloud_ai.generate('q', 'P', 'chat', '{}'::jsonb)",
+    "dbms_cloud_ai.feedback(text,text,text,text,text,text,text,text[])":
+        "select dbms_cloud_ai.feedback('P', sql_text => 'select ai showsql q', feedback_type => 'positive')",
+    "dbms_cloud_ai.export_negative_feedback(text,boolean)":
+        "select dbms_cloud_ai.export_negative_feedback('P')",
+    "dbms_cloud_ai.summarize(text,text,text,text,text,text,text,text)":
+        "select dbms_cloud_ai.summarize('some text', profile_name => 'P')",
+    "dbms_cloud_ai.translate(text,text,text,text)":
+        "select dbms_cloud_ai.translate('P', 'hello', 'english', 'french')",
+}
+# A filter on the caller's own rows: an unknown profile simply matches nothing.
+RETURNS_EMPTY_FOR_UNKNOWN_PROFILE = ("dbms_cloud_ai.export_negative_feedback(text,boolean)",)
+# Not in the catalog list (no name argument), but read the session's profile.
+BOB_SESSION_CALLS = ("select dbms_cloud_ai.select_ai('chat q')",
+                     "select dbms_cloud_ai.generate('q', null, 'chat')")
+
+
+def test_every_function_naming_a_credential_or_profile_is_covered(db):
+    named = {r[0] for r in db.admin.execute("""
+        select p.oid::regprocedure::text
+          from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+         where n.nspname in ('dbms_cloud', 'dbms_cloud_ai') and p.proname !~ '^_'
+           and p.proargnames && array['credential_name', 'profile_name']""").fetchall()}
+    named.discard("dbms_cloud.create_credential(text,text,text)")  # makes bob's own: tested below
+    assert named == set(BOB_CALLS_WITH_ALICES_NAMES)
+
+
 def test_set_role_in_one_backend_cannot_reuse_credentials(db, llm):
-    make_profile(db.connect("alice"), llm)
+    alice_key = "sk-alice-only-5e1f0c"
+    make_profile(db.connect("alice"), llm, key=alice_key)
+    make_profile(db.connect("bob"), llm, name="BOBP", credential="BOBCRED", key="sk-bob-own")
+    # alice has negative feedback on P, which export_negative_feedback('P') would show.
+    db.admin.execute("""insert into dbms_cloud_ai._feedback (feedback_id, owner, profile_name, sql_id,
+                            sql_text, question, feedback_type)
+                        values (gen_random_uuid(), 'alice', 'P', '0000000000000', 'select ai q',
+                                'alice-question', 'negative')""")
+    assert "alice-question" in db.connect("alice").execute(
+        "select dbms_cloud_ai.export_negative_feedback('P')").fetchone()[0]
     conn = db.connect("postgres")
     conn.execute("set role alice")
-    assert generate(conn, "warm up") == "fake answer"   # loads the package, caches plans
+    assert generate(conn, "warm up") == "fake answer"   # loads the package, caches plans and key
     conn.execute("set role bob")
-    for _ in range(3):
-        with raises("42704"):
-            generate(conn, "q")
-        with raises("42704"):
-            conn.execute("""select dbms_cloud_ai.create_profile('p', '{"provider": "openai", "credential_name": "CRED", "provider_endpoint": "%s"}')""" % llm.url)
+    for round_ in range(3):
+        for fn, call in BOB_CALLS_WITH_ALICES_NAMES.items():
+            with case(f"{fn} round {round_}"):
+                if fn in RETURNS_EMPTY_FOR_UNKNOWN_PROFILE:
+                    assert conn.execute(call).fetchone()[0] == ""
+                else:
+                    with raises("42704"):
+                        conn.execute(call)
+        conn.execute("select pg_catalog.set_config('dbms_cloud_ai.profile_name', 'P', false)")
+        for call in BOB_SESSION_CALLS:
+            with case(f"{call} round {round_}"), raises("42704"):
+                conn.execute(call)
+        conn.execute("select dbms_cloud_ai.clear_profile()")
+        # A credential of bob's own under alice's name is bob's key, never the cached one.
+        conn.execute("select dbms_cloud.create_credential('CRED', 'u', 'sk-bob-cred')")
+        conn.execute("select dbms_cloud_ai.set_attribute('BOBP', 'credential_name', 'CRED')")
+        assert generate(conn, "q", "BOBP") == "fake answer"
+        assert llm.requests[-1].headers["authorization"] == "Bearer sk-bob-cred"
+        conn.execute("select dbms_cloud_ai.set_attribute('BOBP', 'credential_name', 'BOBCRED')")
+        conn.execute("select dbms_cloud.drop_credential('CRED')")
     conn.execute("reset role")
-    assert len(llm.requests) == 1
+    carrying = [r for r in llm.requests if alice_key in str(r.headers) or alice_key.encode() in r.body]
+    assert len(carrying) == 1 and len(llm.requests) == 4  # the warm-up, then bob's own three
+    row = db.admin.execute("select username, enabled from dbms_cloud._credential "
+                           "where owner = 'alice'").fetchone()
+    assert row == ("user", True)
+    assert db.admin.execute("select count(*) from dbms_cloud_ai._profile where owner = 'bob'"
+                            ).fetchone()[0] == 1
 
 
 def test_row_level_security_is_forced_everywhere(db):
@@ -120,5 +208,5 @@ def test_prompts_cannot_be_written_into_or_probe_another_roles_conversation(alic
     make_profile(bob, llm)
     with raises("42704"):  # continuing it: the conversation, not the profile, is unknown to bob
         bob.execute("select dbms_cloud_ai.generate('q', 'P', 'chat', params => %s)",
-                    ('{"conversation_id": "%s"}' % cid,))
+                    (json.dumps({"conversation_id": cid}),))
     assert llm.requests == []

@@ -170,16 +170,25 @@ create policy memory_admin_read on dbms_cloud_ai._memory for select
 create policy memory_admin_erase on dbms_cloud_ai._memory for delete
     to dbms_cloud_ai_admin using (dbms_cloud_ai._administers(organization));
 
+-- Like prompts: a job only for one of the writer's own conversations (the
+-- foreign key alone would let a role probe for, or squat on, another's ids).
 create policy memory_job_owner on dbms_cloud_ai._memory_job
     using (owner operator(pg_catalog.=) current_user)
-    with check (owner operator(pg_catalog.=) current_user);
+    with check (owner operator(pg_catalog.=) current_user
+                and exists (select from dbms_cloud_ai._conversation c
+                             where c.conversation_id operator(pg_catalog.=) _memory_job.conversation_id
+                               and c.owner operator(pg_catalog.=) current_user));
 -- A runner that is an administrator claims and closes due jobs (it runs each
 -- as the job's owner); erasure removes a subject's jobs.
 create policy memory_job_admin_read on dbms_cloud_ai._memory_job for select
     to dbms_cloud_ai_admin using (dbms_cloud_ai._administers(organization));
+-- (A job stays the job of its conversation's owner: the runner runs it as that role.)
 create policy memory_job_admin_update on dbms_cloud_ai._memory_job for update
     to dbms_cloud_ai_admin using (dbms_cloud_ai._administers(organization))
-    with check (dbms_cloud_ai._administers(organization));
+    with check (dbms_cloud_ai._administers(organization)
+                and exists (select from dbms_cloud_ai._conversation c
+                             where c.conversation_id operator(pg_catalog.=) _memory_job.conversation_id
+                               and c.owner operator(pg_catalog.=) _memory_job.owner));
 create policy memory_job_admin_erase on dbms_cloud_ai._memory_job for delete
     to dbms_cloud_ai_admin using (dbms_cloud_ai._administers(organization));
 
@@ -229,6 +238,17 @@ create policy conversation_summary_admin_erase on dbms_cloud_ai._conversation_su
                     where p.conversation_id operator(pg_catalog.=) _conversation_summary.conversation_id
                       and p.subject is not null and dbms_cloud_ai._administers(p.organization)))
     with check (summary is null);
+-- Erasure also gives a summary-less conversation an empty summary row (generation 1):
+-- a turn in flight that read no row would otherwise insert a summary made from
+-- the erased prompts after the erasure.
+create policy conversation_summary_admin_erase_insert on dbms_cloud_ai._conversation_summary for insert
+    to dbms_cloud_ai_admin
+    with check (summary is null
+                and owner operator(pg_catalog.=) (select c.owner from dbms_cloud_ai._conversation c
+                                                   where c.conversation_id operator(pg_catalog.=) _conversation_summary.conversation_id)
+                and exists (select from dbms_cloud_ai._conversation_prompt p
+                             where p.conversation_id operator(pg_catalog.=) _conversation_summary.conversation_id
+                               and p.subject is not null and dbms_cloud_ai._administers(p.organization)));
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._memory_role', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._memory_organization', '');
