@@ -24,17 +24,14 @@ import json
 import threading
 import uuid
 
+import memory_helpers as mh
 import pytest
 from fake_llm import Answer, ToolCalls, last_user_text, offered_tools, tool_results
-
-import memory_helpers as mh
 from helpers import case, raises
+from test_erasure_markers import scan, scanned_columns  # the catalog-driven marker scan
 
 RECALL_HEADER = "Facts this user stated in earlier conversations."
 SUMMARY_SYSTEM = "You keep a running summary of a conversation"
-SCHEMAS = ("dbms_cloud_ai", "dbms_cloud")
-# Text-like types the scan reads (and arrays and domains of them).
-SCANNED_TYPES = ("text", "varchar", "bpchar", "name", "json", "jsonb", "bytea", "tsvector")
 
 
 # --- the fake model ----------------------------------------------------------------------
@@ -84,48 +81,6 @@ def fake(llm):
 
 def new_marker() -> str:
     return "ERASE" + uuid.uuid4().hex
-
-
-def scanned_columns(db) -> list[tuple[str, str, str, str]]:
-    """(schema, table, column, base type) of every text-like column of every
-    table of the extension's schemas, from the catalog."""
-    return db.admin.execute("""
-        select n.nspname::text, c.relname::text, a.attname::text, b.typname::text
-          from pg_catalog.pg_attribute a
-          join pg_catalog.pg_class c on c.oid = a.attrelid
-          join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-          join pg_catalog.pg_type t on t.oid = a.atttypid
-          join pg_catalog.pg_type b on b.oid = case
-                 when t.typbasetype <> 0 then t.typbasetype
-                 when t.typelem <> 0 and t.typcategory = 'A' then t.typelem
-                 else t.oid end
-         where n.nspname = any (%s) and c.relkind in ('r', 'p')
-           and a.attnum > 0 and not a.attisdropped
-           and b.typname = any (%s)
-         order by 1, 2, a.attnum""", (list(SCHEMAS), list(SCANNED_TYPES))).fetchall()
-
-
-def scan(db, marker: str) -> dict[tuple[str, str], int]:
-    """Rows per (table, column) whose value contains ``marker`` (any case), as
-    the superuser (no row-level security)."""
-    hits = {}
-    for schema, table, column, base in scanned_columns(db):
-        if base == "bytea":
-            expr = (f"pg_catalog.encode({_q(column)}::bytea, 'escape') ilike %(p)s "
-                    f"or position(convert_to(%(m)s, 'UTF8') "
-                    f"in {_q(column)}::bytea) > 0")
-        else:
-            expr = f"{_q(column)}::text ilike %(p)s"
-        n = db.admin.execute(
-            f"select count(*) from {_q(schema)}.{_q(table)} where {expr}",
-            {"p": f"%{marker}%", "m": marker}).fetchone()[0]
-        if n:
-            hits[(f"{schema}.{table}", column)] = n
-    return hits
-
-
-def _q(ident: str) -> str:
-    return '"' + ident.replace('"', '""') + '"'
 
 
 def dba_memories(conn, subject=None) -> list[dict]:

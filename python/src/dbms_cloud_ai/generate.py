@@ -4,14 +4,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from . import accounting, attributes, conversations, feedback, identity, memory, memory_jobs
-from . import llm, nl2sql, profiles, summaries
-from . import text_actions
+from . import (
+    accounting,
+    attributes,
+    conversations,
+    feedback,
+    identity,
+    llm,
+    memory,
+    memory_jobs,
+    nl2sql,
+    profiles,
+    schema_context,
+    sqlguard,
+    sqlrun,
+    summaries,
+    text_actions,
+)
 from .errors import DcaError, FeatureNotSupported, InvalidParameter
 
 ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat", "showprompt",
            "summarize", "translate", "feedback")
-PARAMS = ("conversation_id",)
+PARAMS = ("conversation_id", "request_id")
 ACTION_PARAMS = {"summarize": text_actions.SUMMARY_PARAMS}   # accepted by that action only
 
 
@@ -119,9 +133,23 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
             f"action {name} is not available in this version of dbms_cloud_ai",
             detail="This version implements: " + ", ".join(HANDLERS) + ".",
             hint="Use action => 'chat'.")
+    request_id = conversations.parse_request_id(params.get("request_id"))
     thread = conversations.for_call(plpy, params, attrs, _READS_HISTORY_ONLY.get(name, name),
                                     profile.name, ctx.session_conversation)
     call = Call(plpy, prompt, name, profile, attrs, params, ctx, thread, list(search_path or []))
+    if not _records_turn(thread, name):
+        request_id = None       # nothing is stored, so there is nothing to store twice
+    elif request_id is not None and thread.kind != "named":
+        raise InvalidParameter(
+            "params request_id needs a named conversation",
+            detail="The session's short-term conversation is not kept across sessions, "
+                   "where a retry usually comes from.",
+            hint="Pass params conversation_id (dbms_cloud_ai.create_conversation()), "
+                 "or leave out request_id.")
+    if request_id is not None:
+        stored = conversations.stored_turn(plpy, request_id)
+        if stored is not None:  # a retry of a call that stored its turn: no model call
+            return _replay(call, stored, request_id)
     with accounting.turn(plpy, ctx, profile.name, name) as turn:
         if thread is not None:
             turn.conversation_id = thread.conversation_id
@@ -142,20 +170,51 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
             speaker = None
             if thread.kind == "named" and attrs.get("long_term_memory"):
                 speaker = call.speaker or identity.current(plpy)
-            recorded = conversations.record(plpy, thread, profile.name, name, prompt, kept,
-                                            prompt_id, accounting.turn_totals(turn), speaker)
+            try:
+                recorded = conversations.record(plpy, thread, profile.name, name, prompt, kept,
+                                                prompt_id, accounting.turn_totals(turn), speaker,
+                                                request_id)
+            except conversations.TurnExists as e:
+                # The same request id ran concurrently and stored first: this call's
+                # model calls are accounted to that turn, whose answer it returns.
+                accounting.link_prompt(turn, e.turn["prompt_id"], thread.conversation_id)
+                return _replay(call, e.turn, request_id)
             if recorded and named is not None:
                 conversations.set_title(plpy, thread, *named)
             if recorded:
                 summaries.save(plpy, thread)
             if recorded and speaker is not None:
-                memory_jobs.enqueue(plpy, speaker, thread.conversation_id, profile.name)
+                memory_jobs.enqueue(plpy, speaker, thread.conversation_id, profile.name,
+                                    prompt_id)
             if not recorded or thread.kind != "named":
                 prompt_id = None
         # Oracle's FEEDBACK names NL2SQL statements by SQL_ID: log them.
         feedback.log_statement(plpy, ctx, profile.name, name, prompt, call.generated_sql,
                                prompt_id)
     return answer
+
+
+def _records_turn(thread, action) -> bool:
+    return thread is not None and action not in _READS_HISTORY_ONLY
+
+
+def _replay(call: Call, stored: dict, request_id: str):
+    """The answer of the turn ``request_id`` stored, for a retry of that call:
+    nothing is written and the model is not asked.  runsql keeps the SQL, not
+    its rows: the stored query is checked and run again."""
+    conversations.check_replay(stored, request_id, call.thread.conversation_id,
+                               call.profile.name, call.action, call.prompt)
+    if call.action != "runsql":
+        return stored["prompt_response"]
+    limits = sqlrun.limits(call.plpy)
+    attrs = call.attrs
+    catalog = schema_context.load(call.plpy, schema_context.scope_of(attrs.get("object_list"),
+                                                                     call.search_path))
+    allowed = catalog.allowed() if attrs.get("enforce_object_list", True) else None
+    checked = sqlguard.check(stored["prompt_response"], allowed_objects=allowed,
+                             search_path=call.search_path, fold=catalog.fold())
+    result = sqlrun.run(call.plpy, checked.sql, call.search_path, limits)
+    return result.as_oracle_json() if result.rows else nl2sql.NO_ROWS
 
 
 def select_ai(plpy, statement, search_path):

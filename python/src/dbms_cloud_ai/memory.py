@@ -269,11 +269,17 @@ _ERASE_DERIVED = (
           set title = null, description = null, title_generated = false,
               modified = pg_catalog.now()
         where conversation_id = any ($2::uuid[]) and title_generated""",
-    # summaries (a generation bump makes an in-flight summary write fail)
-    """update dbms_cloud_ai._conversation_summary s
+    # summaries: a generation bump makes an in-flight summary write fail, so every
+    # conversation gets one, a row (empty) included where it had none or no summary
+    # (a turn that read no row would otherwise insert what it folded from the
+    # erased prompts); the upsert also waits for a turn whose summary write is
+    # not committed yet, which a plain UPDATE would not see
+    """insert into dbms_cloud_ai._conversation_summary as s (conversation_id, owner)
+       select c.conversation_id, c.owner from dbms_cloud_ai._conversation c
+        where c.conversation_id = any ($2::uuid[])
+       on conflict (conversation_id) do update
           set summary = null, first_seq = null, covers_seq = null, prompts = 0, call_id = null,
-              generation = s.generation operator(pg_catalog.+) 1, modified = pg_catalog.now()
-        where s.conversation_id = any ($2::uuid[]) and s.summary is not null""",
+              generation = s.generation operator(pg_catalog.+) 1, modified = pg_catalog.now()""",
 )
 
 
@@ -286,32 +292,42 @@ def erase(plpy, subject, organization, memory_id) -> int:
     mid = conversations.parse_id(memory_id, "memory_id", _LIST_HINT) if memory_id is not None \
         else None
     lock_subject(plpy, org, subject)
-    found = db.one(plpy, _ERASE, ("text", "text", "text"), (org, subject, mid))
-    if mid is not None and found["memories"] == 0:
-        raise UndefinedObject(f"memory {mid.upper()} of subject {subject} does not exist "
-                              f"in organization {org}",
-                              hint="Find it in dbms_cloud_ai.dba_cloud_ai_memories.")
-    prompts, conversations_ = found["prompts"] or [], found["conversations"] or []
-    for sql in _ERASE_DERIVED:
-        db.query(plpy, sql, ("text[]", "text[]"), (prompts, conversations_))
-    gone = db.one(plpy, """
-        with p as (delete from dbms_cloud_ai._conversation_prompt
-                    where conversation_prompt_id = any ($1::uuid[]) returning 1),
-             m as (delete from dbms_cloud_ai._memory
-                    where organization = $2 and subject = $3
-                      and ($4::uuid is null or memory_id = $4::uuid) returning 1),
-             j as (delete from dbms_cloud_ai._memory_job
-                    where $4::uuid is null and organization = $2 and subject = $3 returning 1)
-        select (select pg_catalog.count(*) from p)::int as prompts,
-               (select pg_catalog.count(*) from m)::int as memories,
-               (select pg_catalog.count(*) from j)::int as jobs""",
-                  ("text[]", "text", "text", "text"), (prompts, org, subject, mid))
+    total = dict.fromkeys(("prompts", "memories", "jobs"), 0)
+    # A whole subject takes two rounds: deleting a job waits for a turn that
+    # re-scheduled it and is not committed yet; that turn's prompt, visible
+    # once it committed, goes in the second round (a turn that commits later
+    # keeps its prompt and the job it schedules again).
+    for round_ in (1, 2) if mid is None else (1,):
+        found = db.one(plpy, _ERASE, ("text", "text", "text"), (org, subject, mid))
+        if mid is not None and found["memories"] == 0:
+            raise UndefinedObject(f"memory {mid.upper()} of subject {subject} does not exist "
+                                  f"in organization {org}",
+                                  hint="Find it in dbms_cloud_ai.dba_cloud_ai_memories.")
+        prompts, conversations_ = found["prompts"] or [], found["conversations"] or []
+        if round_ == 2 and not prompts:
+            break
+        for sql in _ERASE_DERIVED:
+            db.query(plpy, sql, ("text[]", "text[]"), (prompts, conversations_))
+        gone = db.one(plpy, """
+            with p as (delete from dbms_cloud_ai._conversation_prompt
+                        where conversation_prompt_id = any ($1::uuid[]) returning 1),
+                 m as (delete from dbms_cloud_ai._memory
+                        where organization = $2 and subject = $3
+                          and ($4::uuid is null or memory_id = $4::uuid) returning 1),
+                 j as (delete from dbms_cloud_ai._memory_job
+                        where $4::uuid is null and organization = $2 and subject = $3 returning 1)
+            select (select pg_catalog.count(*) from p)::int as prompts,
+                   (select pg_catalog.count(*) from m)::int as memories,
+                   (select pg_catalog.count(*) from j)::int as jobs""",
+                      ("text[]", "text", "text", "text"), (prompts, org, subject, mid))
+        for k in total:
+            total[k] += gone[k]
     db.query(plpy, """
         insert into dbms_cloud_ai._memory_erasure
                (erasure_id, organization, subject_digest, scope, memories, prompts, jobs)
         values (pg_catalog.gen_random_uuid(), $1, $2, $3, $4, $5, $6)""",
              ("text", "text", "text", "int4", "int4", "int4"),
              (org, subject_digest(org, subject), "memory" if mid else "subject",
-              gone["memories"], gone["prompts"], gone["jobs"]))
-    return gone["memories"]
+              total["memories"], total["prompts"], total["jobs"]))
+    return total["memories"]
 

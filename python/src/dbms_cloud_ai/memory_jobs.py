@@ -54,20 +54,28 @@ EXTRACT_VERSION = accounting.version("memory-extract", _EXTRACT_SYSTEM)
 
 # --- enqueue --------------------------------------------------------------------
 
-def enqueue(plpy, ident, conversation_id: str, profile_name: str) -> None:
-    """(Re)schedule the conversation's job: due idle_minutes after this turn."""
+def enqueue(plpy, ident, conversation_id: str, profile_name: str, prompt_id: str) -> None:
+    """(Re)schedule the conversation's job: due idle_minutes after this turn.
+
+    A prompt's seq is taken at its insert but the prompt is seen at its commit:
+    a run may have read, and gone past, a newer prompt while this one was not
+    committed.  The job then goes back to just before it (``extracted_through``
+    never passes a prompt that was not read)."""
     db.query(plpy, """
-        insert into dbms_cloud_ai._memory_job
+        insert into dbms_cloud_ai._memory_job as j
                (conversation_id, organization, subject, profile_name, due_at)
         values ($1::uuid, $2, $3, $4, pg_catalog.now() + pg_catalog.make_interval(mins => $5))
         on conflict (conversation_id) do update
            set organization = excluded.organization, subject = excluded.subject,
                profile_name = excluded.profile_name, due_at = excluded.due_at,
                status = 'pending', reason = null, run_token = null, claimed_at = null,
-               attempts = 0, finished = null""",
-             ("text", "text", "text", "text", "int4"),
+               attempts = 0, finished = null,
+               extracted_through = least(j.extracted_through, coalesce(
+                   (select p.seq operator(pg_catalog.-) 1 from dbms_cloud_ai._conversation_prompt p
+                     where p.conversation_prompt_id = $6::uuid), j.extracted_through))""",
+             ("text", "text", "text", "text", "int4", "text"),
              (conversation_id, ident.organization, ident.subject, profile_name,
-              ident.idle_minutes))
+              ident.idle_minutes, prompt_id))
 
 
 # --- claim ----------------------------------------------------------------------
@@ -118,7 +126,14 @@ _FINISH = """
                          else due_at end,
            run_token = case when run_token = $2::uuid and $3 = 'pending' then null
                             else run_token end,
-           extracted_through = greatest(extracted_through, $6),
+           -- up to the last prompt read, but never past one in the range it read
+           -- ($13 to $6) that it did not see (committed after it read)
+           extracted_through = greatest(extracted_through, coalesce(
+               (select pg_catalog.min(p.seq) operator(pg_catalog.-) 1
+                  from dbms_cloud_ai._conversation_prompt p
+                 where p.conversation_id = $1::uuid and p.organization = $14
+                   and p.seq between $13 and $6
+                   and p.conversation_prompt_id <> all ($15::uuid[])), $6)),
            facts_proposed = case when run_token = $2::uuid then $7 else facts_proposed end,
            facts_stored = case when run_token = $2::uuid then $8 else facts_stored end,
            facts_rejected = case when run_token = $2::uuid then $9 else facts_rejected end,
@@ -127,15 +142,25 @@ _FINISH = """
            call_id = case when run_token = $2::uuid then $12::uuid else call_id end
      where conversation_id = $1::uuid"""
 _FINISH_TYPES = ("text", "text", "text", "text", "int4", "int8", "int4", "int4", "int4",
-                 "int4", "int4", "text")
+                 "int4", "int4", "text", "int8", "text", "text[]")
 
 
-def _finish(plpy, cid, token, status, reason, *, through=0, counts=None, call_id=None,
-            retry_minutes=0):
+def _finish(plpy, cid, token, status, reason, *, read=(), read_from=0, organization=None,
+            counts=None, call_id=None, retry_minutes=0):
+    """``read``: the prompts the run read (oldest first), all those of seq >=
+    ``read_from`` it could see; it advances past them."""
     c = counts or {}
+    first, through = (read_from, read[-1]["seq"]) if read else (0, 0)
+    # Lock the job first, then look for unseen prompts in a statement of its own:
+    # a turn that re-scheduled the job meanwhile has committed by then, so its
+    # prompt is visible (within one UPDATE the wait happens after the snapshot),
+    # and a later turn's enqueue waits for this run to end.
+    db.query(plpy, "select 1 as x from dbms_cloud_ai._memory_job where conversation_id = $1::uuid "
+                   "for update", ("text",), (cid,))
     db.query(plpy, _FINISH, _FINISH_TYPES,
              (cid, token, status, reason, retry_minutes, through, c.get("proposed"),
-              c.get("stored"), c.get("rejected"), c.get("duplicate"), c.get("evicted"), call_id))
+              c.get("stored"), c.get("rejected"), c.get("duplicate"), c.get("evicted"), call_id,
+              first, organization, [r["id"] for r in read]))
     return reason
 
 
@@ -213,7 +238,11 @@ def run(plpy, conversation_id: str, token: str) -> str:
                 counts[k] += v
     reason = "stored" if counts["stored"] else ("duplicates" if counts["duplicate"]
                                                 else "no_facts")
-    return finish("done", reason, through=rows[-1]["seq"], counts=counts, call_id=call_id)
+    # It read every unread prompt it saw, or only the newest MAX_PROMPTS of them
+    # (the older ones are skipped for good).
+    read_from = job["extracted_through"] + 1 if len(rows) < MAX_PROMPTS else rows[0]["seq"]
+    return finish("done", reason, read=rows, read_from=read_from,
+                  organization=job["organization"], counts=counts, call_id=call_id)
 
 
 _UNREAD = """
