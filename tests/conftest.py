@@ -8,8 +8,8 @@ the extension installed once, then gives every test a fresh clone of it.
 from __future__ import annotations
 
 import os
-import sys
 import pathlib
+import sys
 
 import psycopg
 import pytest

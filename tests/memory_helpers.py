@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from fake_llm import Answer
-
 from helpers import make_profile
 
 EXTRACT_SYSTEM = "You maintain long-term memory"

@@ -13,7 +13,7 @@ from fake_llm import Answer
 
 sys.path.append(str(pathlib.Path(__file__).resolve().parent / "unit"))
 
-import sqlguard_corpus  # noqa: E402,F401  (re-exported for the tests)
+import sqlguard_corpus  # noqa: F401  (re-exported for the tests)
 
 # --- the fake model -----------------------------------------------------------
 

@@ -14,10 +14,9 @@ from decimal import Decimal
 
 import pytest
 from fake_llm import Answer, Hang, Raw
-from psycopg.rows import dict_row
-
 from helpers import case, generate, make_profile, raises
 from nl2sql_fixtures import PEOPLE_GYMNAST, people  # noqa: F401 - fixture
+from psycopg.rows import dict_row
 
 GUID = re.compile(r"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\Z")
 PEOPLE_COUNT = 'SELECT count(*) AS "People Count" FROM alice.people p'
@@ -79,12 +78,12 @@ def set_budget(admin, who, tokens):
 def test_chat_call_is_recorded_and_stored_at_once(alice, admin, llm):
     make_profile(alice, llm, model="gpt-test")
     llm.script(Answer("8", input_tokens=123, output_tokens=45, delay=0.05))
-    before = dt.datetime.now(dt.timezone.utc)
+    before = dt.datetime.now(dt.UTC)
     assert generate(alice, "What is 4 + 4 ?") == "8"
     [c] = calls(alice)
     assert list(c) == CALL_COLS
     assert GUID.match(c["call_id"])
-    assert before - dt.timedelta(seconds=1) <= c["created"] <= dt.datetime.now(dt.timezone.utc)
+    assert before - dt.timedelta(seconds=1) <= c["created"] <= dt.datetime.now(dt.UTC)
     assert (c["profile_name"], c["action"], c["purpose"], c["provider"], c["model"]) \
         == ("P", "CHAT", "answer", "openai", "gpt-test")
     assert re.fullmatch(r"chat@[0-9a-f]{8}", c["prompt_version"])

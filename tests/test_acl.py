@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from fake_llm import Answer
-
 from helpers import generate, hint_of, make_profile, raises
 
 

@@ -17,9 +17,8 @@ import time
 
 import psycopg
 import pytest
-from fake_llm import Answer, Raw
-
 from dbms_cloud_ai import summaries
+from fake_llm import Answer, Raw
 from helpers import case, generate, make_profile, raises
 
 SHOWN_SQL = "SELECT i.name\nFROM alice.items AS i"   # the checked query, as showsql shows it
@@ -570,7 +569,7 @@ def _in_thread(fn):
     def run():
         try:
             out["value"] = fn()
-        except BaseException as e:  # noqa: BLE001 - surfaced by the caller
+        except BaseException as e:
             out["error"] = e
     t = threading.Thread(target=run)
     t.start()

@@ -17,7 +17,6 @@ import json
 
 import psycopg
 from fake_llm import Answer
-
 from helpers import generate, make_profile
 
 # Section 10.3: the User's Guide conversational chain on the SH schema, with

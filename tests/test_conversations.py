@@ -11,7 +11,6 @@ import time
 
 import pytest
 from fake_llm import Answer, Raw, last_user_text
-
 from helpers import case, generate, make_profile, raises
 
 GUID = re.compile(r"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\Z")
@@ -27,7 +26,7 @@ ORACLE_PROMPT_COLS = ["conversation_prompt_id", "conversation_id", "conversation
                       "modified", "client_identifier", "client_ip", "sid", "serial#"]
 PROMPT_COLS = ORACLE_PROMPT_COLS + [
     "provider", "model", "prompt_version", "input_tokens", "output_tokens", "tokens_estimated",
-    "latency_ms", "rating", "rating_comment", "rated"]
+    "latency_ms", "rating", "rating_comment", "rated", "request_id"]
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -202,7 +201,8 @@ def test_update_changes_only_the_given_keys(db, alice):
     assert after["modified"] > before["modified"]
     assert db.admin.execute("select expires_at from dbms_cloud_ai._conversation where conversation_id = %s::uuid",
                             (cid,)).fetchone()[0] == expires
-    alice.execute("""select dbms_cloud_ai.update_conversation(%s, '{"description": "D2", "conversation_length": 5}'::jsonb)""",
+    alice.execute("""select dbms_cloud_ai.update_conversation(
+                         %s, '{"description": "D2", "conversation_length": 5}'::jsonb)""",
                   (cid,))
     c = conversation(alice, cid)
     assert (c["conversation_title"], c["description"], c["retention_days"], c["conversation_length"]) \
@@ -807,7 +807,7 @@ def chat_in_background(caller, llm, prompt, cid, what):
     def run():
         try:
             result["answer"] = chat(caller, prompt, cid)
-        except Exception as e:  # noqa: BLE001 - reported by the caller's assertions
+        except Exception as e:
             result["error"] = e
 
     t = threading.Thread(target=run)
@@ -852,7 +852,7 @@ def test_concurrent_sessions_append_without_loss_in_order(db, echo):
         try:
             for i in range(turns):
                 chat(conn, f"s{s}-t{i}", cid)
-        except Exception as e:  # noqa: BLE001 - reported below
+        except Exception as e:
             errors.append(e)
 
     threads = [threading.Thread(target=run, args=(s,)) for s in range(sessions)]

@@ -12,7 +12,6 @@ import struct
 
 import pytest
 from fake_llm import Answer, Raw, embed_text, last_user_text
-
 from helpers import case, generate, make_profile, raises
 from nl2sql_fixtures import PEOPLE_GYMNAST, people  # noqa: F401 - fixture
 
@@ -294,7 +293,7 @@ def test_feedback_statement_for_a_named_query(people, llm):
     showsql(people, llm, "how many gymnasts", GYM_SQL)
     llm.script(Answer('The answer: {"feedback_type": "negative"}'), Answer(CORRECT_SQL))
     out = people.execute("""select dbms_cloud_ai.select_ai(
-        'feedback for query "select ai showsql how many people", please use count(p.id) instead of count(*)')""").fetchone()[0]
+        'feedback for query "select ai showsql how many people", please use count(p.id) instead of count(*)')""").fetchone()[0]  # noqa: E501
     assert out.startswith("Negative feedback recorded for SQL_ID " + oracle_sql_id("select ai showsql how many people"))
     classify, correct = llm.chat_requests[-2].json["messages"], chat_messages(llm)
     assert classify[1]["content"].endswith("Feedback: please use count(p.id) instead of count(*)")
@@ -308,7 +307,7 @@ def test_feedback_statement_for_a_named_query(people, llm):
     assert {r["sql_id"]: r["feedback_type"] for r in feedback_rows(people)}[sid] == "positive"
     n = len(llm.requests)
     with raises("42704"):
-        people.execute("""select dbms_cloud_ai.select_ai('feedback for query "select ai showsql how many cats", wrong')""")
+        people.execute("""select dbms_cloud_ai.select_ai('feedback for query "select ai showsql how many cats", wrong')""")  # noqa: E501
     with raises("22023"):
         people.execute("""select dbms_cloud_ai.select_ai('feedback for query "select ai showsql how many people"')""")
     assert len(llm.requests) == n
@@ -503,7 +502,7 @@ def test_examples_by_embeddings(people, llm):
     [pid] = prompt_ids(people, cid)
     people.execute("select dbms_cloud_ai.rate_prompt(%s, 1)", (pid,))
     assert llm.embedding_requests[-1].json["input"] == ["average age of people"]
-    assert f"Earlier question: average age of people" in showprompt_user(people, "the average age of the people")
+    assert "Earlier question: average age of people" in showprompt_user(people, "the average age of the people")
 
 
 def test_examples_stored_before_embedding_model_are_found_by_full_text(people, llm):

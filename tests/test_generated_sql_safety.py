@@ -30,11 +30,20 @@ import time
 import psycopg
 import pytest
 from fake_llm import Answer
-
 from helpers import generate, make_profile, raises, timed
-from safety_helpers import (MarkedResponder, Notices, advisory_locks, answer_with,
-                            differences, session_state, set_validator, settings, snapshot,
-                            sqlguard_corpus, validator_off_session)
+from safety_helpers import (
+    MarkedResponder,
+    Notices,
+    advisory_locks,
+    answer_with,
+    differences,
+    session_state,
+    set_validator,
+    settings,
+    snapshot,
+    sqlguard_corpus,
+    validator_off_session,
+)
 
 NO_ROWS = "No data found for the prompt."
 
@@ -490,7 +499,7 @@ def _corpus():
                     name = names[k]
                     try:
                         text = sqlguard_corpus.TRANSFORMS[name](q, random.Random(i))
-                    except Exception:  # noqa: BLE001 - a transform that cannot apply
+                    except Exception:
                         continue
                     out.append((cat, i, name, text))
             i += 1
@@ -534,7 +543,7 @@ def test_forbidden_corpus_without_validator_leaves_no_persistent_effect(db, llm)
     outcomes: dict[str, int] = {}
     changed, reconnects, ran = [], 0, 0
     start = time.monotonic()
-    for cat, i, transform, text in corpus:
+    for cat, _i, transform, text in corpus:
         responder.sql = text
         try:
             generate(s, MARKER, action="runsql")

@@ -5,7 +5,6 @@ Every refusal has its SQLSTATE and changes nothing."""
 from __future__ import annotations
 
 import pytest
-
 from helpers import case, hint_of, make_profile, raises
 
 ADMIN_ONLY = ("select dbms_cloud_ai.enable_memory()",

@@ -17,12 +17,24 @@ import json
 import threading
 
 from fake_llm import Answer, Raw
-
 from helpers import case, make_profile
-from memory_helpers import (conversation, conversation_of, enable, fact, facts_reply,
-                            is_extraction, jobs, make_due, memories, memory_profile, promote,
-                            remember_phrases, run_jobs, say, user_messages)
-
+from memory_helpers import (
+    conversation,
+    conversation_of,
+    enable,
+    fact,
+    facts_reply,
+    is_extraction,
+    jobs,
+    make_due,
+    memories,
+    memory_profile,
+    promote,
+    remember_phrases,
+    run_jobs,
+    say,
+    user_messages,
+)
 
 # --- local helpers ----------------------------------------------------------------
 
@@ -620,7 +632,7 @@ def test_two_runners_process_every_job_once(db, alice, llm):
         try:
             barrier.wait()
             results.append(conn.execute("call dbms_cloud_ai.run_memory_jobs(2)").fetchone()[0])
-        except Exception as e:      # noqa: BLE001 - reported below
+        except Exception as e:
             errors.append(e)
     threads = [threading.Thread(target=runner, args=(c,)) for c in conns]
     for t in threads:

@@ -14,11 +14,9 @@ import json
 import uuid
 
 import pytest
-
 from fake_llm import Answer, ToolCalls, offered_tools, tool_call_requests, tool_results
 from helpers import case, generate, make_profile, raises
-from memory_helpers import (conversation, enable, memories, memory_profile, promote,
-                            remember_phrases, say)
+from memory_helpers import conversation, enable, memories, memory_profile, promote, remember_phrases, say
 
 GREEN = "favourite colour is green"
 PARIS = "lives in Paris"

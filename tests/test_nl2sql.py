@@ -13,10 +13,8 @@ import re
 
 import pytest
 from fake_llm import Answer
-
 from helpers import case, generate, make_profile, raises
-from nl2sql_fixtures import (PEOPLE_GYMNAST, SALES_GRANTS, SALES_SCHEMA,  # noqa: F401
-                              people)
+from nl2sql_fixtures import PEOPLE_GYMNAST, SALES_GRANTS, SALES_SCHEMA, people  # noqa: F401
 
 PEOPLE_COUNT = 'SELECT count(*) AS "People Count" FROM alice.people p'
 PEOPLE_COUNT_JSON = '[\n  {\n    "People Count" : 5\n  }\n]'

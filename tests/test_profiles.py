@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from helpers import hint_of, make_profile, raises
 
 OPENAI = '{"provider": "openai", "credential_name": "CRED"}'
@@ -144,7 +143,8 @@ def test_bad_set_attribute_changes_nothing(cred):
 
 
 def test_set_attributes_merges_and_null_removes(cred):
-    cred.execute("select dbms_cloud_ai.create_profile('p', %s)", ('{"provider": "openai", "credential_name": "cred", "model": "a", "seed": 1}',))
+    cred.execute("select dbms_cloud_ai.create_profile('p', %s)",
+                 ('{"provider": "openai", "credential_name": "cred", "model": "a", "seed": 1}',))
     cred.execute("""select dbms_cloud_ai.set_attributes('p', '{"model": "b", "seed": null, "max_tokens": 10}')""")
     a = attrs(cred)
     assert a["model"] == "b" and a["max_tokens"] == "10" and "seed" not in a and a["provider"] == "openai"

@@ -9,13 +9,11 @@ answer text comes back from generate().
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 
 import psycopg
 import pytest
 from fake_llm import Answer
-
-from helpers import case, API_KEY, generate, make_profile, raises
+from helpers import API_KEY, case, generate, make_profile, raises
 
 SYSTEM = "Answer in French."
 OPTIONS = dict(temperature=0.4, max_tokens=77, stop_tokens=[";", "END"], seed=42)

@@ -15,10 +15,9 @@ import shutil
 import subprocess
 import time
 
+import memory_helpers as mh
 import psycopg
 import pytest
-
-import memory_helpers as mh
 from helpers import hint_of, make_profile, raises
 
 CRON_DB = "dca_cron"

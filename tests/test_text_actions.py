@@ -13,7 +13,6 @@ import re
 
 import pytest
 from fake_llm import Answer, Raw, last_user_text
-
 from helpers import case, generate, hint_of, make_profile, raises
 
 # A small window and answer, so that a document of a few thousand characters
@@ -632,6 +631,7 @@ def test_context_window_attribute(alice, llm):
 def test_split_invariants_on_random_texts():
     """Exactly ceil(L / T) chunks, none longer than T / 0.8, together the text."""
     import random
+
     from dbms_cloud_ai import text_actions as ta
     rnd = random.Random(8)
     pieces = ["word", "longerword", "a", ".", "!", "?", "\n", "\n\n", " ", "  ", "\t", "。",

@@ -12,7 +12,6 @@ import sys
 
 import psycopg
 import pytest
-
 from catalog_snapshot import differences, snapshot
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

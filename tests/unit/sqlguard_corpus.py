@@ -155,7 +155,7 @@ def _dml_cte():
            "MERGE INTO sales d USING customers s ON d.id = s.id WHEN MATCHED THEN DELETE RETURNING d.id",
            "UPDATE dbms_cloud_ai._profile SET owner = 'bob' RETURNING 1"]
     out = []
-    for k, d in enumerate(dml):
+    for d in dml:
         out += [
             f"WITH d AS ({d}) SELECT * FROM d",
             f"WITH d AS ({d}) SELECT count(*) FROM sales",

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import sys
 import pathlib
+import sys
 
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python" / "src"))
 
-from dbms_cloud_ai import nl2sql, schema_context, sqlguard, sqlrun  # noqa: E402
-from dbms_cloud_ai.errors import InsufficientPrivilege  # noqa: E402
+from dbms_cloud_ai import nl2sql, schema_context, sqlguard, sqlrun
+from dbms_cloud_ai.errors import InsufficientPrivilege
 
 
 @pytest.mark.parametrize("reply,expected", [

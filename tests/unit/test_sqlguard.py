@@ -18,14 +18,12 @@ import time
 import pglast.ast as A
 import pytest
 import sqlglot
+import sqlguard_corpus as corpus
+from dbms_cloud_ai import sqlguard
+from dbms_cloud_ai.errors import ConfigurationError, DcaError, InsufficientPrivilege, InvalidParameter
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pglast import parser as pgparser
-
-import sqlguard_corpus as corpus
-from dbms_cloud_ai import sqlguard
-from dbms_cloud_ai.errors import (ConfigurationError, DcaError, InsufficientPrivilege,
-                                  InvalidParameter)
 
 FUZZ_EXAMPLES = int(os.environ.get("DCA_FUZZ_EXAMPLES", "5000"))
 REFUSALS = (InsufficientPrivilege, InvalidParameter)
@@ -450,7 +448,7 @@ ALLOWED = {("sh", "sales"), ("sh", "customers"), ("hr", "employees"), ("hr", "sa
 def test_object_list_qualified():
     c = sqlguard.check("SELECT * FROM sh.sales JOIN hr.employees ON true", allowed_objects=ALLOWED)
     assert c.objects == {("sh", "sales"), ("hr", "employees")}
-    with pytest.raises(InsufficientPrivilege, match='"sh".*|sh.products') as e:
+    with pytest.raises(InsufficientPrivilege, match=r'"sh".*|sh.products') as e:
         sqlguard.check("SELECT * FROM sh.products", allowed_objects=ALLOWED)
     assert "object_list" in e.value.hint
     with pytest.raises(InsufficientPrivilege):
@@ -494,7 +492,7 @@ def test_object_list_cte_names_are_not_relations():
     # A CTE is visible in subqueries, not in a sibling branch of a set operation.
     assert sqlguard.check("WITH a AS (SELECT 1) SELECT * FROM (SELECT * FROM a) q "
                           "WHERE EXISTS (SELECT 1 FROM a)", allowed_objects=ALLOWED)
-    with pytest.raises(InsufficientPrivilege, match='"a"|relation a'):
+    with pytest.raises(InsufficientPrivilege, match=r'"a"|relation a'):
         sqlguard.check("(WITH a AS (SELECT 1) SELECT * FROM a) UNION ALL SELECT * FROM a",
                        allowed_objects=ALLOWED)
     # A schema-qualified name is never a CTE.

@@ -10,14 +10,22 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
-from fake_llm import (Answer, FakeLLM, ToolCalls, last_user_text, offered_tools, render,
-                      tool_call_requests, tool_results, wire_format)
-
 from dbms_cloud_ai import http
 from dbms_cloud_ai.errors import ProviderBadResponse
 from dbms_cloud_ai.providers import COMPATIBLE, PROVIDERS
 from dbms_cloud_ai.providers.base import ChatRequest, usage_or_estimate
 from dbms_cloud_ai.providers.google import gemini_schema
+from fake_llm import (
+    Answer,
+    FakeLLM,
+    ToolCalls,
+    last_user_text,
+    offered_tools,
+    render,
+    tool_call_requests,
+    tool_results,
+    wire_format,
+)
 
 SEARCH = {
     "name": "search_memories",

@@ -6,13 +6,19 @@ import os
 import time
 
 import pytest
-from fake_llm import Answer, Drip, FakeLLM, Hang, Raw
-
 from dbms_cloud_ai import attributes, crypto, http, names
-from dbms_cloud_ai.errors import (SQLSTATES, ConfigurationError, DcaError, InvalidParameter,
-                                  NotInPrerequisiteState, ProviderRateLimited, ProviderTimeout)
+from dbms_cloud_ai.errors import (
+    SQLSTATES,
+    ConfigurationError,
+    DcaError,
+    InvalidParameter,
+    NotInPrerequisiteState,
+    ProviderRateLimited,
+    ProviderTimeout,
+)
 from dbms_cloud_ai.providers import PROVIDERS, endpoint_url
 from dbms_cloud_ai.providers.base import join_api_path
+from fake_llm import Answer, Drip, FakeLLM, Hang, Raw
 
 
 def test_every_error_class_is_in_the_sqlstate_table():

@@ -25,7 +25,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from . import db
 
@@ -117,7 +117,7 @@ def record(*, provider: str, model: str | None, purpose: str, prompt_version: st
         "input_tokens": completion.input_tokens if completion is not None else None,
         "output_tokens": completion.output_tokens if completion is not None else None,
         "tokens_estimated": bool(completion.tokens_estimated) if completion is not None else False,
-        "latency_ms": int(round(latency_ms)),
+        "latency_ms": round(latency_ms),
         "attempts": attempts,
         "status": "ok" if error is None else "error",
         "error_sqlstate": getattr(error, "sqlstate", None) if error is not None else None,
@@ -314,5 +314,5 @@ def pending(plpy, owner: str) -> list[dict]:
     shows those that are in no row it can see (never written, or written by a
     transaction or savepoint that rolled back)."""
     return [{**{k: r[k] for k in _COLUMNS},
-             "created": datetime.fromtimestamp(r["created"], timezone.utc).isoformat()}
+             "created": datetime.fromtimestamp(r["created"], UTC).isoformat()}
             for r in held(owner)]

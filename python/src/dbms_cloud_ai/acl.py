@@ -127,6 +127,6 @@ def check_egress(plpy, url: str, aces: list | None = None) -> None:
             return
     raise InsufficientPrivilege(
         f"network access denied by access control list (ACL) for host {host} port {port}",
-        detail=f"Only HTTPS to the providers' own hosts is allowed without a host ACE.",
+        detail="Only HTTPS to the providers' own hosts is allowed without a host ACE.",
         hint=f"An administrator can allow it with: SELECT dbms_cloud_ai.append_host_ace("
              f"host => '{host}', principal_name => '<role>');")

@@ -35,7 +35,7 @@ def _master() -> tuple[bytes, str]:
            "in the server's environment at a file holding 64 hex digits."
     try:
         st = os.stat(path)
-        with open(path, "r", encoding="ascii") as f:
+        with open(path, encoding="ascii") as f:
             text = f.read().strip()
     except OSError as e:
         raise ConfigurationError("dbms_cloud_ai master key file is not readable",

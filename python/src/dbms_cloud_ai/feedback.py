@@ -29,8 +29,16 @@ import uuid
 from dataclasses import dataclass, replace
 
 from . import accounting, conversations, db, embeddings, llm, profiles, sqlguard
-from .errors import (DcaError, InsufficientPrivilege, InvalidJson, InvalidParameter,
-                     NotInPrerequisiteState, NullValue, ProviderBadResponse, UndefinedObject)
+from .errors import (
+    DcaError,
+    InsufficientPrivilege,
+    InvalidJson,
+    InvalidParameter,
+    NotInPrerequisiteState,
+    NullValue,
+    ProviderBadResponse,
+    UndefinedObject,
+)
 
 LOGGED_ACTIONS = ("runsql", "showsql", "explainsql", "narrate")
 EXAMPLE_ACTIONS = ("RUNSQL", "SHOWSQL")        # rated prompts whose response is the SQL

@@ -34,8 +34,15 @@ import certifi
 import httpcore
 import httpx
 
-from .errors import (ProviderAuthFailed, ProviderBadResponse, ProviderRateLimited,
-                     ProviderRejected, ProviderTimeout, ProviderUnavailable, ResultTooLarge)
+from .errors import (
+    ProviderAuthFailed,
+    ProviderBadResponse,
+    ProviderRateLimited,
+    ProviderRejected,
+    ProviderTimeout,
+    ProviderUnavailable,
+    ResultTooLarge,
+)
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 BACKOFF_BASE = 0.5      # seconds; attempt n waits up to BACKOFF_BASE * 2**(n-1)

@@ -25,8 +25,8 @@ import json
 import re
 
 from . import accounting, budget, db, identity, llm, profiles, providers, scheduling
-from .memory import lock_subject
 from .errors import DcaError, InvalidParameter, TokenBudgetExceeded
+from .memory import lock_subject
 
 MAX_PROMPTS = 50            # newest unread prompts one extraction reads
 MAX_MESSAGE_CHARS = 4000

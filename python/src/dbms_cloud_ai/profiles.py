@@ -6,8 +6,7 @@ import json
 from dataclasses import dataclass
 
 from . import attributes, conversations, credentials, db, llm, names
-from .errors import (DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue,
-                     UndefinedObject)
+from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.profile_name"
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_profile(profile_name, attributes)."

@@ -79,8 +79,8 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from .errors import ConfigurationError, InsufficientPrivilege, InvalidParameter
 
@@ -502,7 +502,7 @@ def without_trailing_prose(text: str) -> str:
     def parses(candidate):
         try:
             return bool(candidate.strip()) and bool(_pgparser.parse_sql(candidate))
-        except Exception:  # noqa: BLE001 - any failure means "not SQL"
+        except Exception:
             return False
 
     if parses(text):
@@ -513,7 +513,7 @@ def without_trailing_prose(text: str) -> str:
             return "\n".join(lines[:k])
     try:
         parts = _pgparser.split(text, with_parser=False)
-    except Exception:  # noqa: BLE001 - unbalanced quotes in prose
+    except Exception:
         return text
     for k in range(len(parts) - 1, 0, -1):
         candidate = ";\n".join(parts[:k])
@@ -701,7 +701,7 @@ class _Walker:
     def _function(self, funcname) -> str:
         parts = _names(funcname)
         shown = ".".join(_q(p) for p in parts)
-        if len(parts) == 2 and parts[0] != "pg_catalog" or len(parts) > 2:
+        if (len(parts) == 2 and parts[0] != "pg_catalog") or len(parts) > 2:
             if parts[0] in EXTENSION_SCHEMAS:
                 _refuse(f"function {shown} belongs to the extension", self.sql)
             _refuse(f"function {shown} is not a built-in function that may be called", self.sql)
@@ -908,6 +908,13 @@ def _same(a, b) -> bool:
     return a == b
 
 
-__all__ = ["ALLOWED_FUNCTIONS", "CATALOG_SCHEMAS", "Checked", "EXTENSION_SCHEMAS", "NotAllowed",
-           "check",
-           "shown", "without_trailing_prose"]
+__all__ = [
+    "ALLOWED_FUNCTIONS",
+    "CATALOG_SCHEMAS",
+    "EXTENSION_SCHEMAS",
+    "Checked",
+    "NotAllowed",
+    "check",
+    "shown",
+    "without_trailing_prose",
+]

@@ -35,5 +35,16 @@ def for_attributes(attrs: dict) -> Provider:
     return PROVIDERS[name]
 
 
-__all__ = ["ChatRequest", "Completion", "Embedding", "Provider", "PROVIDERS", "COMPATIBLE", "UNSUPPORTED",
-           "WELL_KNOWN_HOSTS", "WELL_KNOWN_SUFFIXES", "for_attributes", "endpoint_url"]
+__all__ = [
+    "COMPATIBLE",
+    "PROVIDERS",
+    "UNSUPPORTED",
+    "WELL_KNOWN_HOSTS",
+    "WELL_KNOWN_SUFFIXES",
+    "ChatRequest",
+    "Completion",
+    "Embedding",
+    "Provider",
+    "endpoint_url",
+    "for_attributes",
+]

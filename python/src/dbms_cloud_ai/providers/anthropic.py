@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from .base import (ChatRequest, Completion, Provider, as_dict, as_text, is_tool_turn,
-                   join_api_path, tool_declaration, usage_or_estimate)
+from .base import (
+    ChatRequest,
+    Completion,
+    Provider,
+    as_dict,
+    as_text,
+    is_tool_turn,
+    join_api_path,
+    tool_declaration,
+    usage_or_estimate,
+)
 
 API_VERSION = "2023-06-01"
 

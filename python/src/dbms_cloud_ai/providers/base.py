@@ -149,7 +149,7 @@ def join_api_path(base: str, version_prefix: str, tail: str) -> str:
     if path.endswith(tail):
         return base
     last = path.rsplit("/", 1)[-1]
-    if last.startswith("v") and last[1:2].isdigit() or last == "openai":
+    if (last.startswith("v") and last[1:2].isdigit()) or last == "openai":
         return base + tail
     return base + version_prefix + tail
 

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from .base import (ChatRequest, Completion, Embedding, Provider, as_dict, as_text, float_vector,
-                   is_tool_turn, usage_or_estimate)
+from .base import (
+    ChatRequest,
+    Completion,
+    Embedding,
+    Provider,
+    as_dict,
+    as_text,
+    float_vector,
+    is_tool_turn,
+    usage_or_estimate,
+)
 from .openai import openai_tool_call, openai_tools, parse_openai_tool_calls
 
 

@@ -6,8 +6,18 @@ from __future__ import annotations
 import json
 from urllib.parse import quote
 
-from .base import (ChatRequest, Completion, Embedding, Provider, as_dict, as_text, float_vector,
-                   is_tool_turn, tool_declaration, usage_or_estimate)
+from .base import (
+    ChatRequest,
+    Completion,
+    Embedding,
+    Provider,
+    as_dict,
+    as_text,
+    float_vector,
+    is_tool_turn,
+    tool_declaration,
+    usage_or_estimate,
+)
 
 
 class Google(Provider):

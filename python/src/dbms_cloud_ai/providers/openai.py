@@ -7,9 +7,20 @@ import json
 from urllib.parse import quote
 
 from ..errors import InvalidParameter
-from .base import (ChatRequest, Completion, Embedding, Provider, as_dict, as_text,
-                   float_vector, is_tool_turn, join_api_path, tool_arguments, tool_declaration,
-                   usage_or_estimate)
+from .base import (
+    ChatRequest,
+    Completion,
+    Embedding,
+    Provider,
+    as_dict,
+    as_text,
+    float_vector,
+    is_tool_turn,
+    join_api_path,
+    tool_arguments,
+    tool_declaration,
+    usage_or_estimate,
+)
 
 
 class OpenAI(Provider):
