@@ -87,6 +87,20 @@ def test_hang_stops_before_statement_timeout(p, llm):
     assert generate(p, "q") == "still usable"
 
 
+@pytest.mark.long  # about 6 s with its database; the 2 s variant is the fast tier
+def test_hang_under_the_specs_5s_statement_timeout(p, llm):
+    """security.md 8.E4 as written: statement_timeout = 5s, a hanging server and no
+    http_timeout of our own (the default is 120 s): the deadline comes from the
+    setting and the call ends with LL001 within 5.5 s (the 2 s variant above is the same
+    property in less time)."""
+    p.execute("reset dbms_cloud_ai.http_timeout")
+    p.execute("set statement_timeout = '5s'")
+    llm.script(Hang(8))
+    _, elapsed = fail(p, "LL001")  # not 57014: our deadline fired first
+    assert 4.0 <= elapsed <= 5.5, elapsed
+    assert len(llm.requests) == 1
+
+
 def test_statement_timeout_already_spent_sends_nothing(p, llm):
     p.execute("set statement_timeout = '250ms'")  # = the safety margin: no time left
     _, elapsed = fail(p, "LL001")

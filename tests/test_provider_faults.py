@@ -644,3 +644,38 @@ def test_a_hanging_dns_lookup_is_cut_at_the_deadline(monkeypatch):
                            provider="openai", deadline=time.monotonic() + 1.0, max_attempts=3)
     assert t["elapsed"] <= 1.0 + 0.2
     assert e.value.attempts == 1
+
+
+# --- the model's SQL inside markdown fences and prose ----------------------------------------
+
+FENCED = ("Sure! Here is the query you asked for:\n"
+          "```python\nprint('not this block')\n```\n"
+          "```sql\nSELECT count(*) AS n FROM alice.t;\n```\n"
+          "It counts the rows of t. Note: run it as a read-only user.")
+
+
+def test_sql_inside_markdown_fences(db, llm, alice):
+    """The 8.E scenario "SQL inside markdown fences": showsql and runsql take the
+    ```sql block out of the prose (not the other block) and show or run it; a
+    fenced block with a second statement is refused whole, not cut to its first."""
+    alice.execute("create table alice.t (v text); insert into alice.t values ('a'), ('b')")
+    alice.execute("set statement_timeout = '20s'")
+    make_profile(alice, llm, object_list=[{"owner": "ALICE", "name": "T"}])
+    cid = mh.conversation(alice, "fences")
+    llm.script(Answer(FENCED), Answer(FENCED))
+    shown = generate(alice, "how many rows?", "P", "showsql", params=params(cid))
+    assert "count(*)" in shown.lower()
+    assert not any(s in shown for s in ("```", "Sure", "print", "counts the rows", ";"))
+    rows = json.loads(generate(alice, "how many rows?", "P", "runsql", params=params(cid)))
+    assert [list(r.values()) for r in rows] == [[2]]
+    before = row_counts(db)
+    llm.script(Answer("Here you go:\n```sql\nSELECT count(*) FROM alice.t;\n"
+                      "DELETE FROM alice.t;\n```\nDone."))
+    with raises("42501"):
+        generate(alice, "how many rows, then empty it", "P", "runsql", params=params(cid))
+    assert len(llm.requests) == 3  # a refusal is final: no repair round
+    assert alice.execute("select count(*) from alice.t").fetchone()[0] == 2
+    assert changed(before, row_counts(db)) == {}
+    assert alice.execute("select prompt_action, prompt_response from "
+                         "dbms_cloud_ai.user_cloud_ai_conversation_prompts order by created"
+                         ).fetchall() == [("SHOWSQL", shown), ("RUNSQL", shown)]

@@ -75,7 +75,7 @@ select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_i
        p.profile_name, p.prompt_action, p.prompt, p.prompt_response, p.created, p.modified,
        p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#",
        p.provider, p.model, p.prompt_version, p.input_tokens, p.output_tokens,
-       p.tokens_estimated, p.latency_ms, p.rating, p.rating_comment, p.rated
+       p.tokens_estimated, p.latency_ms, p.rating, p.rating_comment, p.rated, p.request_id
   from dbms_cloud_ai._conversation_prompt p
   join dbms_cloud_ai._conversation c on c.conversation_id operator(pg_catalog.=) p.conversation_id
  where p.owner operator(pg_catalog.=) current_user
@@ -88,7 +88,7 @@ select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_i
        c.title as conversation_title, p.profile_name, p.prompt_action, p.prompt, p.prompt_response,
        p.created, p.modified, p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#",
        p.provider, p.model, p.prompt_version, p.input_tokens, p.output_tokens,
-       p.tokens_estimated, p.latency_ms, p.rating, p.rating_comment, p.rated
+       p.tokens_estimated, p.latency_ms, p.rating, p.rating_comment, p.rated, p.request_id
   from dbms_cloud_ai._conversation_prompt p
   join dbms_cloud_ai._conversation c on c.conversation_id operator(pg_catalog.=) p.conversation_id
  where c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now();

@@ -337,11 +337,61 @@ _NO_TOTALS = dict.fromkeys(("provider", "model", "prompt_version", "input_tokens
                             "output_tokens", "tokens_estimated", "latency_ms"))
 
 
+# --- client request ids: one stored turn per (owner, request_id) -------------------------------
+
+MAX_REQUEST_ID = 200
+_REQUEST_ID_HINT = "Pass a string you make per call (a UUID, say), the same on every retry of it."
+
+
+class TurnExists(Exception):
+    """record(): another call stored the turn of this request id first."""
+
+    def __init__(self, turn: dict):
+        super().__init__(turn["prompt_id"])
+        self.turn = turn
+
+
+def parse_request_id(raw) -> str | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not 1 <= len(raw) <= MAX_REQUEST_ID or not raw.isprintable():
+        raise InvalidParameter(
+            f"params request_id must be a string of 1 to {MAX_REQUEST_ID} printable characters",
+            hint=_REQUEST_ID_HINT)
+    return raw
+
+
+def stored_turn(plpy, request_id: str) -> dict | None:
+    """The calling role's turn stored under ``request_id``, if any."""
+    return db.one(plpy, """
+        select p.conversation_prompt_id::text as prompt_id, p.conversation_id::text as conversation_id,
+               p.profile_name, p.prompt_action, p.prompt, p.prompt_response
+          from dbms_cloud_ai._conversation_prompt p
+         where p.owner = current_user and p.request_id = $1""", ("text",), (request_id,))
+
+
+def check_replay(turn: dict, request_id: str, conversation_id: str, profile_name, action, prompt):
+    """A request id names one turn: a call that reuses it must be that turn's retry."""
+    differs = [what for what, stored, given in (
+        ("conversation", turn["conversation_id"], conversation_id),
+        ("action", turn["prompt_action"], action.upper()),
+        ("profile", turn["profile_name"], profile_name),
+        ("prompt", turn["prompt"], prompt)) if stored != given]
+    if differs:
+        raise InvalidParameter(
+            f"request_id {request_id!r} already names another turn",
+            detail="The stored turn's " + ", ".join(differs) + " differ from this call's.",
+            hint="Use a new request_id for a new call; reuse one only to retry the same call.")
+
+
 def record(plpy, thread: Thread, profile_name, action, prompt, response, prompt_id=None,
-           totals=None, speaker=None):
+           totals=None, speaker=None, request_id=None):
     """Write one turn (prompt and response together) after the model answered,
     with what its model calls cost (``accounting.turn_totals``) and, for
-    long-term memory, who said it (``speaker``: identity.Identity)."""
+    long-term memory, who said it (``speaker``: identity.Identity).  A turn
+    with a ``request_id`` another call stored first raises TurnExists: the
+    unique index decides at insert time, so nothing is locked while the model
+    answers."""
     if thread.kind == "session":
         _session_record(plpy, profile_name, action, prompt, response)
         return True
@@ -353,26 +403,31 @@ def record(plpy, thread: Thread, profile_name, action, prompt, response, prompt_
                        (conversation_prompt_id, conversation_id, profile_name, prompt_action, prompt,
                         prompt_response, client_identifier, client_ip, sid, serial_no,
                         provider, model, prompt_version, input_tokens, output_tokens,
-                        tokens_estimated, latency_ms, organization, subject)
+                        tokens_estimated, latency_ms, organization, subject, request_id)
                 select $1::uuid, c.conversation_id, $3, $4, $5, $6,
                        nullif(pg_catalog.current_setting('application_name'), ''),
                        pg_catalog.host(pg_catalog.inet_client_addr()), pg_catalog.pg_backend_pid(),
                        (select (extract(epoch from a.backend_start) * 1000000)::bigint
                           from pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) a),
-                       $7, $8, $9, $10, $11, $12, $13, $14, $15
+                       $7, $8, $9, $10, $11, $12, $13, $14, $15, $16
                   from dbms_cloud_ai._conversation c
                  where c.conversation_id = $2::uuid and c.owner = current_user and {_LIVE}
+                    on conflict (owner, request_id) where request_id is not null do nothing
                 returning 1 as x""", ("text", "text", "text", "text", "text", "text",
                                      "text", "text", "text", "int4", "int4", "bool", "int4",
-                                     "text", "text"),
+                                     "text", "text", "text"),
                          (prompt_id or new_prompt_id(), thread.conversation_id, profile_name,
                           action.upper(), prompt, response, t["provider"], t["model"],
                           t["prompt_version"], t["input_tokens"], t["output_tokens"],
                           t["tokens_estimated"], t["latency_ms"],
                           speaker.organization if speaker else None,
-                          speaker.subject if speaker else None))
+                          speaker.subject if speaker else None, request_id))
     except plpy.spiexceptions.ForeignKeyViolation:
         row = None
+    if row is None and request_id is not None:
+        winner = stored_turn(plpy, request_id)
+        if winner is not None:
+            raise TurnExists(winner)
     if row is None:  # dropped (or expired) while the model was answering
         plpy.warning(f"conversation id={show_id(thread.conversation_id)} no longer exists; "
                      "this answer was not recorded")

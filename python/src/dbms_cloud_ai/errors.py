@@ -126,7 +126,7 @@ SQLSTATES = {
               "params or an unknown language (\"Invalid language or language code\"), feedback "
               "with both or neither of sql_id and sql_text, an unknown feedback_type or "
               "operation, a rating other than 1 or -1, an unknown memory attribute or identity, a "
-              "bad subject"),
+              "bad subject, a malformed request_id or one reused for a different call"),
     "22P02": ("invalid_text_representation",
               "attributes or params are not valid JSON; a malformed conversation or prompt id, "
               "or sql_id"),
