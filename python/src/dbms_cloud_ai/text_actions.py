@@ -351,12 +351,28 @@ def _system(*parts: str) -> list[dict]:
     return [{"role": "system", "content": "\n".join(p for p in parts if p)}]
 
 
+# A <text> or <summary> tag inside the data would end its block early and let
+# what follows pass for instructions: its "<" is sent as "&lt;" (and put back
+# in a translation).
+_BLOCK_TAG = re.compile(r"<(?=\s*/?\s*(?:text|summary)\b)", re.I)
+_ESCAPED_BLOCK_TAG = re.compile(r"&lt;(?=\s*/?\s*(?:text|summary)\b)", re.I)
+
+
+def _data(body: str) -> str:
+    return _BLOCK_TAG.sub("&lt;", body)
+
+
 def _text(body: str) -> str:
-    return f"<text>\n{body}\n</text>"
+    return f"<text>\n{_data(body)}\n</text>"
+
+
+def _summary(summary: str) -> str:
+    return f"<summary>\n{_data(summary)}\n</summary>\n"
 
 
 def _summaries(items: list[str]) -> str:
-    return "\n".join(f"<summary part=\"{i}\">\n{s}\n</summary>" for i, s in enumerate(items, 1))
+    return "\n".join(f"<summary part=\"{i}\">\n{_data(s)}\n</summary>"
+                      for i, s in enumerate(items, 1))
 
 
 # --- plans ------------------------------------------------------------------------------------
@@ -483,7 +499,7 @@ def summarize_text(plpy, ctx, attrs, content: str, opts: SummaryOptions,
         for i in range(2, n + 1):
             summary = call(_system(SUMMARY_ROLE, SUMMARY_REFINE.format(k=i - 1, i=i, n=n),
                                    *_rules(opts, user_prompt, True))
-                           + [{"role": "user", "content": f"<summary>\n{summary}\n</summary>\n"
+                           + [{"role": "user", "content": _summary(summary)
                                                           + _text(parts[i - 1])}],
                            "summary-chunk", CHUNK_VERSION).text.strip()
         return summary
@@ -731,7 +747,10 @@ def translate_text(plpy, ctx, attrs, text: str, src, tgt, plan: Plan, fn: str) -
                            "translating all of it.",
                     hint=f"Raise max_tokens with dbms_cloud_ai.set_attribute(profile_name, "
                          f"'max_tokens', {plan.out * 2}) and call dbms_cloud_ai.{fn}() again.")
-            out.append(done.text.strip())
+            translated = done.text.strip()
+            if _BLOCK_TAG.search(part):     # sent escaped (_text): the reader gets them back
+                translated = _ESCAPED_BLOCK_TAG.sub("<", translated)
+            out.append(translated)
         else:
             out.append(chunk.text)      # only whitespace: kept, without a call
         out.append(chunk.sep)
