@@ -569,7 +569,7 @@ def _in_thread(fn):
     def run():
         try:
             out["value"] = fn()
-        except BaseException as e:
+        except BaseException as e:  # noqa: BLE001 - surfaced by the caller
             out["error"] = e
     t = threading.Thread(target=run)
     t.start()

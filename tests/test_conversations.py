@@ -807,7 +807,7 @@ def chat_in_background(caller, llm, prompt, cid, what):
     def run():
         try:
             result["answer"] = chat(caller, prompt, cid)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - reported by the caller's assertions
             result["error"] = e
 
     t = threading.Thread(target=run)
@@ -852,7 +852,7 @@ def test_concurrent_sessions_append_without_loss_in_order(db, echo):
         try:
             for i in range(turns):
                 chat(conn, f"s{s}-t{i}", cid)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
     threads = [threading.Thread(target=run, args=(s,)) for s in range(sessions)]

@@ -632,7 +632,7 @@ def test_two_runners_process_every_job_once(db, alice, llm):
         try:
             barrier.wait()
             results.append(conn.execute("call dbms_cloud_ai.run_memory_jobs(2)").fetchone()[0])
-        except Exception as e:
+        except Exception as e:      # noqa: BLE001 - reported below
             errors.append(e)
     threads = [threading.Thread(target=runner, args=(c,)) for c in conns]
     for t in threads:

@@ -431,7 +431,7 @@ class FakeLLM:
         self._server = None
 
     # -- control ---------------------------------------------------------------
-    def start(self, port: int = 0) -> "FakeLLM":
+    def start(self, port: int = 0) -> FakeLLM:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):

@@ -51,7 +51,7 @@ def sql_entry(func):
             raise_sql_error(plpy, e.sqlstate, e.message, e.detail, e.hint)
         except plpy.SPIError:
             raise
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - last line of defence
             raise_sql_error(plpy, "XX000", f"internal error in {func.__name__}",
                             detail=type(e).__name__, hint="Report this as a bug in dbms_cloud_ai.")
 

@@ -41,6 +41,23 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+_QUOTED = re.compile(r'"(?:[^"]|"")*"')
+
+
+def _one_line(quoted: str) -> str:
+    """A quoted name as PostgreSQL reads it, on one line: control characters (a line
+    break in a table name) are written as U&"..." escapes, so no name can start a new
+    line of the DDL the model is shown."""
+    def escape(m):
+        body = m.group(0)[1:-1]
+        if not _CONTROL.search(body):
+            return m.group(0)
+        body = _CONTROL.sub(lambda c: f"\\{ord(c.group(0)):04X}", body.replace("\\", "\\\\"))
+        return 'U&"' + body + '"'
+    return _QUOTED.sub(escape, quoted) if _CONTROL.search(quoted) else quoted
+
+
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _STOP = frozenset("""a an and are as at be by do does for from have how i in is it many me much
 my of on or show the their there this to was what which who with per each all list give tell
@@ -302,7 +319,7 @@ def _build(rows, entries) -> Catalog:
 
 
 def _table(r) -> Table:
-    cols = tuple(Column(n, q, t, bool(nn), c)
+    cols = tuple(Column(n, _one_line(q), t, bool(nn), c)
                  for n, q, t, nn, c in json.loads(r["columns"] or "[]"))
     quoted = {c.name: c.quoted for c in cols}
     keep = lambda names: all(n in quoted for n in names)  # noqa: E731 - keys on hidden columns go
@@ -316,8 +333,8 @@ def _table(r) -> Table:
         elif contype == "u":
             unique.append(key)
         elif contype == "f" and fname is not None and fkey:
-            fks.append((key, fschema, fname, fqualified, tuple(fkey)))
-    return Table(r["nspname"], r["relname"], r["qualified"], _KINDS[r["relkind"]], r["comment"],
+            fks.append((key, fschema, fname, _one_line(fqualified), tuple(_one_line(k) for k in fkey)))
+    return Table(r["nspname"], r["relname"], _one_line(r["qualified"]), _KINDS[r["relkind"]], r["comment"],
                  cols, pk, tuple(unique), tuple(fks),
                  frozenset(words(r["relname"])),
                  frozenset(w for c in cols for w in words(c.name)),

@@ -6,8 +6,19 @@ SQLSTATE, detail and hint.
 
 from __future__ import annotations
 
-from . import accounting, acl, attributes, budget, conversations, credentials, db, identity
-from . import memory, memory_jobs, profiles
+from . import (
+    accounting,
+    acl,
+    attributes,
+    budget,
+    conversations,
+    credentials,
+    db,
+    identity,
+    memory,
+    memory_jobs,
+    profiles,
+)
 from . import feedback as _feedback
 from . import generate as _generate
 from . import text_actions as _text_actions

@@ -502,7 +502,7 @@ def without_trailing_prose(text: str) -> str:
     def parses(candidate):
         try:
             return bool(candidate.strip()) and bool(_pgparser.parse_sql(candidate))
-        except Exception:
+        except Exception:  # noqa: BLE001 - any failure means "not SQL"
             return False
 
     if parses(text):
@@ -513,7 +513,7 @@ def without_trailing_prose(text: str) -> str:
             return "\n".join(lines[:k])
     try:
         parts = _pgparser.split(text, with_parser=False)
-    except Exception:
+    except Exception:  # noqa: BLE001 - unbalanced quotes in prose
         return text
     for k in range(len(parts) - 1, 0, -1):
         candidate = ";\n".join(parts[:k])

@@ -37,10 +37,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from . import (accounting, acl, attributes, credentials, db, http, languages, llm, names,
-               profiles, providers)
-from .errors import (DcaError, FeatureNotSupported, InvalidParameter, OutputTruncated,
-                     TooManyCalls)
+from . import accounting, acl, attributes, credentials, db, http, languages, llm, names, profiles, providers
+from .errors import DcaError, FeatureNotSupported, InvalidParameter, OutputTruncated, TooManyCalls
 
 # --- the model's limits ---------------------------------------------------------------------
 
@@ -595,7 +593,7 @@ def _document_url(location_uri: str, credential_name) -> str:
             hint="Call dbms_cloud_ai.summarize(location_uri => 'https://...'), or read the text "
                  "into a table and pass it as content.")
     try:
-        parts.port
+        _ = parts.port  # ValueError on a port out of range
         httpx.URL(url)
     except (ValueError, httpx.InvalidURL):
         raise InvalidParameter(f"location_uri {attributes._show(location_uri)} is not a valid URL",
