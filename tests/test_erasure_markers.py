@@ -54,6 +54,7 @@ POLICY = {
         ERASED, "what the subject said where memory was on; other conversations are kept"),
     ("dbms_cloud_ai._conversation_prompt", "prompt_response"): (ERASED, "with its prompt"),
     ("dbms_cloud_ai._conversation_prompt", "rating_comment"): (ERASED, "with its prompt"),
+    ("dbms_cloud_ai._conversation_prompt", "request_id"): (ERASED, "with its prompt"),
     ("dbms_cloud_ai._conversation_summary", "summary"): (ERASED, "made from erased prompts"),
     ("dbms_cloud_ai._sql_statement", "sql_text"): (ERASED, "the NL2SQL log of an erased prompt"),
     ("dbms_cloud_ai._sql_statement", "prompt"): (ERASED, "as sql_text"),
@@ -226,8 +227,9 @@ class Seeds:
         return next(f for m, _, f, _ in self.rows if m == marker)
 
 
-def say(conn, prompt, cid, profile="MEM", action="chat"):
-    params = json.dumps({"conversation_id": cid}) if cid else None
+def say(conn, prompt, cid, profile="MEM", action="chat", request_id=None):
+    params = json.dumps({"conversation_id": cid} | ({"request_id": request_id} if request_id else {})
+                        ) if cid else None
     return conn.execute("select dbms_cloud_ai.generate(%s, %s, %s, params => %s)",
                         (prompt, profile, action, params)).fetchone()[0]
 
@@ -259,7 +261,8 @@ def seed_user(db, conn, llm, seeds: Seeds, who: str):
     conn.execute("select dbms_cloud_ai.add_conversation_tag(%s, 'k', %s)",
                  (cid, seeds.new(who, "conversation tag", KEPT)))
     say(conn, f"please remember: my code is {seeds.new(who, 'chat prompt, memory', erased)}", cid)
-    say(conn, f"and {seeds.new(who, 'chat prompt', erased)}", cid)
+    say(conn, f"and {seeds.new(who, 'chat prompt', erased)}", cid,
+        request_id=seeds.new(who, "client request id", erased))
     # NL2SQL in it: the statement log, the answer with the row, feedback, a rating.
     say(conn, f"narrate the notes {seeds.new(who, 'narrate prompt', erased)}", cid, action="narrate")
     say(conn, f"show the ids {seeds.new(who, 'showsql prompt', erased)}", cid, action="showsql")
