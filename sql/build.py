@@ -172,6 +172,10 @@ UPDATE_HEAD = """\
 set local search_path to pg_catalog, pg_temp;
 """
 REPLACEABLE = re.compile(r"^create (function|procedure|view) ", re.M)
+# A migration line "-- include schema/NNN-topic.sql" is replaced by that file, for
+# objects an update creates exactly as a fresh install does (the built update
+# script is frozen at release, so later edits of the file do not reach it).
+INCLUDE = re.compile(r"^-- include (schema/\d{3}-[a-z0-9-]+\.sql)[ \t]*$", re.M)
 
 
 def update_sources(new: str) -> list[str]:
@@ -186,7 +190,9 @@ def build_update(old: str, pylibdir: str) -> str:
         sys.exit(f"{migration}: no migration from {old} to {new}")
     api = [REPLACEABLE.sub(r"create or replace \1 ", part)
            for part in build_parts(sources(("api",)), new, pylibdir)]
-    mig = f"-- ===== {migration.relative_to(ROOT)} =====\n" + migration.read_text()
+    text = INCLUDE.sub(lambda m: f"-- ===== sql/{m.group(1)} =====\n" + (SQL / m.group(1)).read_text(),
+                       migration.read_text())
+    mig = f"-- ===== {migration.relative_to(ROOT)} =====\n" + text
     return "\n".join([UPDATE_HEAD.format(old=old, new=new), mig] + api)
 
 
