@@ -183,11 +183,12 @@ def test_drop_during_another_sessions_call_leaves_no_orphans(db, llm):
     caller = db.connect("alice")
     notices: list[str] = []
     caller.add_notice_handler(lambda diag: notices.append(diag.message_primary))
-    in_call = threading.Event()
+    in_call, dropped = threading.Event(), threading.Event()
 
-    def slow(wire, body):
+    def slow(wire, body):   # answers only once the drop is done, however slow the machine
         in_call.set()
-        return Answer("late answer", delay=1.0)
+        dropped.wait(30)
+        return Answer("late answer")
     llm.responder = slow
     out: dict = {}
 
@@ -201,6 +202,7 @@ def test_drop_during_another_sessions_call_leaves_no_orphans(db, llm):
     t.start()
     assert in_call.wait(30)
     owner.execute("select dbms_cloud_ai.drop_conversation(%s)", (cid,))  # not blocked by the call
+    dropped.set()
     t.join(30)
     assert "error" not in out, out.get("error")
     assert out["answer"] == "late answer"
