@@ -90,7 +90,9 @@ A = _pgparser = _pgstream = None
 MAX_SQL_CHARS = 100_000
 DETAIL_CHARS = 500
 MAX_BRACKET_DEPTH = 8          # nested [ ]: sqlglot is exponential in it
-SECOND_PARSER_BUDGET = 0.5     # seconds sqlglot may take on one statement
+# CPU seconds (this thread's) sqlglot may spend on one statement: CPU time, not
+# wall time, so a busy server that preempts the backend does not refuse a plain query
+SECOND_PARSER_BUDGET = 0.5
 
 EXTENSION_SCHEMAS = frozenset({"dbms_cloud", "dbms_cloud_ai"})
 CATALOG_SCHEMAS = frozenset({"pg_catalog", "information_schema", "pg_toast"})
@@ -791,7 +793,7 @@ def _second_opinion(normalised: str, sql: str):
     if _bracket_depth(normalised) > MAX_BRACKET_DEPTH:
         _invalid("SQL is nested too deeply (ARRAY[...] or subscripts)", sql)
     trees = None
-    deadline = time.perf_counter() + SECOND_PARSER_BUDGET
+    deadline = time.thread_time() + SECOND_PARSER_BUDGET
     for text in (normalised, sql) if normalised != sql else (sql,):
         try:
             with _Deadline(deadline):
@@ -840,7 +842,8 @@ class _OutOfTime(Exception):
 
 
 class _Deadline:
-    """Abort the Python code run inside when the clock passes ``deadline``.
+    """Abort the Python code run inside when this thread's CPU clock
+    (time.thread_time) passes ``deadline``.
 
     sqlglot's parser backtracks: some nestings cost time exponential in their
     depth (ARRAY[ARRAY[...]] doubles per level).  A profile hook (this thread
@@ -851,7 +854,7 @@ class _Deadline:
         self.deadline = deadline
 
     def __enter__(self):
-        deadline, clock, calls = self.deadline, time.perf_counter, [0]
+        deadline, clock, calls = self.deadline, time.thread_time, [0]
 
         def hook(frame, event, arg):
             calls[0] += 1
