@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from contextlib import contextmanager
 
@@ -61,3 +62,23 @@ def timed():
     t = {"start": time.monotonic()}
     yield t
     t["elapsed"] = time.monotonic() - t["start"]
+
+
+def together(fn, conns, timeout: float = 120) -> list[BaseException]:
+    """Call ``fn(s, conn)`` for every connection, each in a thread of its own and
+    all released at once; the exceptions they raised."""
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(conns))
+
+    def session(s, conn):
+        try:
+            start.wait(timeout)
+            fn(s, conn)
+        except BaseException as e:
+            errors.append(e)
+    threads = [threading.Thread(target=session, args=(s, c)) for s, c in enumerate(conns)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    return errors

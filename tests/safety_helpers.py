@@ -15,6 +15,25 @@ sys.path.append(str(pathlib.Path(__file__).resolve().parent / "unit"))
 
 import sqlguard_corpus  # noqa: F401  (re-exported for the tests)
 
+# --- a table under row-level security ---------------------------------------------
+
+def shared_notes(admin, rows) -> str:
+    """shared.notes: forced row-level security on owner = current_user, readable by
+    alice and bob, holding ``rows`` of (owner, note)."""
+    admin.execute("create schema shared")
+    admin.execute("grant usage on schema shared to alice, bob")
+    admin.execute("create table shared.notes (owner name not null default current_user, "
+                  "note text not null)")
+    admin.execute("alter table shared.notes enable row level security")
+    admin.execute("alter table shared.notes force row level security")
+    admin.execute("create policy own on shared.notes using (owner = current_user) "
+                  "with check (owner = current_user)")
+    admin.execute("grant select on shared.notes to alice, bob")
+    for owner, note in rows:
+        admin.execute("insert into shared.notes values (%s, %s)", (owner, note))
+    return "shared.notes"
+
+
 # --- the fake model -----------------------------------------------------------
 
 

@@ -21,7 +21,7 @@ import time
 import psycopg
 import pytest
 from fake_llm import Answer
-from helpers import make_profile
+from helpers import make_profile, together
 
 
 def answer_for(prompt: str) -> str:
@@ -228,21 +228,9 @@ def test_concurrent_first_turns_name_an_untitled_conversation_once(db, llm):
 
     sessions = 6
     conns = [db.connect("alice") for _ in range(sessions)]
-    errors: list[BaseException] = []
-    start = threading.Barrier(sessions)
-
-    def session(s, conn):
-        try:
-            start.wait(timeout=30)
-            conn.execute("select dbms_cloud_ai.generate(%s, 'P', 'chat', params => %s)",
-                          (f"first question {s}", params))
-        except BaseException as e:
-            errors.append(e)
-    threads = [threading.Thread(target=session, args=(s, c)) for s, c in enumerate(conns)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    errors = together(lambda s, conn: conn.execute(
+        "select dbms_cloud_ai.generate(%s, 'P', 'chat', params => %s)", (f"first question {s}", params)),
+        conns, timeout=60)
     assert not errors, errors[:1]
     naming = [r for r in llm.requests if "name conversations" in r.json["messages"][0]["content"]]
     assert len(llm.requests) - len(naming) == sessions

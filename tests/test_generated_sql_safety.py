@@ -40,6 +40,7 @@ from safety_helpers import (
     session_state,
     set_validator,
     settings,
+    shared_notes,
     snapshot,
     sqlguard_corpus,
     validator_off_session,
@@ -170,19 +171,7 @@ def test_extension_tables_with_the_validator_off_show_only_own_rows(db, llm, bob
 def notes(db):
     """shared.notes: forced row-level security on owner = current_user, rows of
     alice and bob, readable by both."""
-    a = db.admin
-    a.execute("create schema shared")
-    a.execute("grant usage on schema shared to alice, bob")
-    a.execute("create table shared.notes (owner name not null default current_user, "
-              "note text not null)")
-    a.execute("alter table shared.notes enable row level security")
-    a.execute("alter table shared.notes force row level security")
-    a.execute("create policy own on shared.notes using (owner = current_user) "
-              "with check (owner = current_user)")
-    a.execute("grant select on shared.notes to alice, bob")
-    a.execute("insert into shared.notes values ('alice', 'alice-1'), ('alice', 'alice-2'), "
-              "('bob', 'bob-1')")
-    return "shared.notes"
+    return shared_notes(db.admin, [("alice", "alice-1"), ("alice", "alice-2"), ("bob", "bob-1")])
 
 
 @pytest.mark.parametrize("sql, expected", [

@@ -56,7 +56,7 @@ from helpers import make_profile
 from injection_corpus import PAYLOADS, Payload
 from memory_helpers import conversation, enable, memories, promote, remember_phrases, say
 from pytest_postgresql.janitor import DatabaseJanitor
-from safety_helpers import differences, snapshot
+from safety_helpers import differences, shared_notes, snapshot
 
 # --- what bob must never get ------------------------------------------------------------
 
@@ -150,19 +150,11 @@ def _seed(db: DB, llm, attacker: Listener) -> psycopg.Connection:
     # Only the fake LLM's port is allowed: the attacker's port on the same host is not.
     a.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC', %s, %s)",
               (llm.port, llm.port))
-    a.execute("create schema shared")
-    a.execute("grant usage on schema shared to alice, bob")
+    shared_notes(a, [("alice", ALICE_ROW), ("bob", "bob note")])
     a.execute("create table shared.orders (id int primary key, item text not null, note text)")
     a.execute("insert into shared.orders values (1, 'tent', %s), (2, 'boots', 'gift wrap')",
               (BENIGN_NOTE,))
-    a.execute("create table shared.notes (owner name not null default current_user, "
-              "note text not null)")
-    a.execute("alter table shared.notes enable row level security")
-    a.execute("alter table shared.notes force row level security")
-    a.execute("create policy own on shared.notes using (owner = current_user) "
-              "with check (owner = current_user)")
-    a.execute("insert into shared.notes values ('alice', %s), ('bob', 'bob note')", (ALICE_ROW,))
-    a.execute("grant select on shared.orders, shared.notes to alice, bob")
+    a.execute("grant select on shared.orders to alice, bob")
     a.execute("create table alice.vault (secret text)")
     a.execute("insert into alice.vault values (%s)", (ALICE_VAULT,))
     a.execute("alter table alice.vault owner to alice")

@@ -40,7 +40,7 @@ import psycopg
 import pytest
 from dbms_cloud_ai.http import BACKOFF_BASE
 from fake_llm import Answer, Drip, Hang, Raw, SilentPort, closed_port, last_user_text
-from helpers import case, generate, make_profile, raises, timed
+from helpers import case, generate, make_profile, raises, timed, together
 
 DEADLINE = 2.0           # dbms_cloud_ai.http_timeout of the matrix, seconds
 ATTEMPTS = 3             # dbms_cloud_ai.http_max_attempts (the default)
@@ -335,20 +335,7 @@ def burst(db, llm, sessions: int, rounds: list) -> list[list[float]]:
             else Answer("ok " + prompt)
 
     def run_all(fn):
-        errors: list[BaseException] = []
-        start = threading.Barrier(sessions)
-
-        def session(s, conn):
-            try:
-                start.wait(60)
-                fn(s, conn)
-            except BaseException as e:
-                errors.append(e)
-        threads = [threading.Thread(target=session, args=(s, c)) for s, c in enumerate(conns)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
+        errors = together(fn, conns)
         assert not errors, errors[:3]
 
     # Load the package in every backend first, so imports do not blur the delays.

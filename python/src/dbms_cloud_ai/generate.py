@@ -15,9 +15,6 @@ from . import (
     memory_jobs,
     nl2sql,
     profiles,
-    schema_context,
-    sqlguard,
-    sqlrun,
     summaries,
     text_actions,
 )
@@ -206,15 +203,7 @@ def _replay(call: Call, stored: dict, request_id: str):
                                call.profile.name, call.action, call.prompt)
     if call.action != "runsql":
         return stored["prompt_response"]
-    limits = sqlrun.limits(call.plpy)
-    attrs = call.attrs
-    catalog = schema_context.load(call.plpy, schema_context.scope_of(attrs.get("object_list"),
-                                                                     call.search_path))
-    allowed = catalog.allowed() if attrs.get("enforce_object_list", True) else None
-    checked = sqlguard.check(stored["prompt_response"], allowed_objects=allowed,
-                             search_path=call.search_path, fold=catalog.fold())
-    result = sqlrun.run(call.plpy, checked.sql, call.search_path, limits)
-    return result.as_oracle_json() if result.rows else nl2sql.NO_ROWS
+    return nl2sql.rerun(call.plpy, call, stored["prompt_response"], call.search_path)
 
 
 def select_ai(plpy, statement, search_path):

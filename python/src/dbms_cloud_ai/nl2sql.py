@@ -313,11 +313,26 @@ def showsql(plpy, call, search_path) -> tuple[str, str]:
     return gen.checked.display, gen.checked.display
 
 
+def _answer(result: sqlrun.Result) -> str:
+    return result.as_oracle_json() if result.rows else NO_ROWS
+
+
 def runsql(plpy, call, search_path) -> tuple[str, str]:
     limits = sqlrun.limits(plpy)   # refuse before spending a model call
     gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, limits)
-    answer = gen.result.as_oracle_json() if gen.result.rows else NO_ROWS
-    return answer, gen.checked.display
+    return _answer(gen.result), gen.checked.display
+
+
+def rerun(plpy, call, sql: str, search_path) -> str:
+    """A stored runsql turn's query run again (a retry with the same request_id):
+    checked against the profile's objects as they are now, no model call."""
+    limits = sqlrun.limits(plpy)
+    catalog = schema_context.load(plpy, schema_context.scope_of(call.attrs.get("object_list"),
+                                                                search_path))
+    allowed = catalog.allowed() if call.attrs.get("enforce_object_list", True) else None
+    checked = sqlguard.check(sql, allowed_objects=allowed, search_path=search_path,
+                             fold=catalog.fold())
+    return _answer(sqlrun.run(plpy, checked.sql, search_path, limits))
 
 
 _EXPLAIN = ("You explain PostgreSQL queries to the person who asked for them, in plain "
