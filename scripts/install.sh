@@ -11,7 +11,8 @@
 #
 # Environment: PG_MAJOR (default: newest installed, else the distribution's),
 # PY_LIBDIR (default /usr/local/lib/dbms_cloud_ai), KEY_FILE
-# (default /etc/dbms_cloud_ai/master.key).
+# (default /etc/dbms_cloud_ai/master.key), PG_CONFIG (the installation whose
+# sharedir receives the extension; default that of PG_MAJOR).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -142,7 +143,7 @@ extension() {
         scripts+=("$ROOT/extension/dbms_cloud_ai--$old--$VERSION.sql")
     done
     scripts+=("$ROOT"/sql/released/dbms_cloud_ai--*.sql)
-    local share; share="$("/usr/lib/postgresql/$(pg_major)/bin/pg_config" --sharedir)/extension"
+    local share; share="$("${PG_CONFIG:-/usr/lib/postgresql/$(pg_major)/bin/pg_config}" --sharedir)/extension"
     as_root install -m 644 "$ROOT/extension/dbms_cloud_ai.control" "${scripts[@]}" "$share/"
     say "extension dbms_cloud_ai $VERSION installed into $share (update paths from: $(python3 "$ROOT/sql/build.py" --print-updates | tr '\n' ' '))"
 }

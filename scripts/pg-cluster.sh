@@ -14,7 +14,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 MAJOR="$("$ROOT/scripts/install.sh" pg-major)"
-BIN="/usr/lib/postgresql/$MAJOR/bin"
+# PG_CONFIG picks another installation (a packager's, or a private copy per developer).
+BIN="$("${PG_CONFIG:-/usr/lib/postgresql/$MAJOR/bin/pg_config}" --bindir)"
 cmd="$1"; dir="$(realpath -m "$2")"; port="${3:-54329}"
 
 run() {  # run a command as the cluster's OS user
