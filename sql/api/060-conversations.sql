@@ -192,3 +192,39 @@ as $python$
 $python$;
 comment on function dbms_cloud_ai.unschedule_conversation_purge() is
 'Remove the pg_cron job made by schedule_conversation_purge(); false if there was none';
+
+-- The session (short-term) conversation lives in a temporary table of this
+-- backend.  It is created here, as dbms_cloud_ai_owner, so that no user role
+-- owns it: in a backend that several roles share (SET ROLE, SET SESSION
+-- AUTHORIZATION, a pooler), an owner could disable its row-level security,
+-- change its policy or add a trigger and read the next role's prompts.  The
+-- package uses the table only when dbms_cloud_ai_owner owns it, so one that a
+-- role planted under the same name first is refused, never trusted.
+create function dbms_cloud_ai._session_table()
+returns void language plpgsql volatile parallel unsafe security definer
+set search_path to pg_catalog, pg_temp
+as $fn$
+begin
+    if pg_catalog.to_regclass('pg_temp.dca_session_prompt') is not null then
+        return;
+    end if;
+    create temporary table dca_session_prompt
+    ( seq             bigint generated always as identity primary key
+    , owner           name not null default current_user
+    , profile_name    text not null
+    , prompt_action   text not null
+    , prompt          text not null
+    , prompt_response text not null
+    , created         timestamptz not null default pg_catalog.clock_timestamp());
+    -- Every role of this backend may use it, each seeing and writing only its own rows.
+    grant select, insert, delete on pg_temp.dca_session_prompt to public;
+    alter table pg_temp.dca_session_prompt enable row level security;
+    alter table pg_temp.dca_session_prompt force row level security;
+    create policy own_rows on pg_temp.dca_session_prompt
+        using (owner operator(pg_catalog.=) current_user)
+        with check (owner operator(pg_catalog.=) current_user);
+end
+$fn$;
+alter function dbms_cloud_ai._session_table() owner to dbms_cloud_ai_owner;
+comment on function dbms_cloud_ai._session_table() is
+'Internal: creates this backend''s session-conversation table, owned by dbms_cloud_ai_owner';

@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from . import accounting, db, scheduling, summaries
-from .errors import InvalidJson, InvalidParameter, NullValue, UndefinedObject
+from .errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.conversation_id"
 HISTORY_ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat")
@@ -472,7 +472,22 @@ def set_title(plpy, thread: Thread, title: str | None, description: str | None):
 # --- the session's short-term conversation ----------------------------------------------------
 
 def _session_table_exists(plpy) -> bool:
-    return db.one(plpy, "select pg_catalog.to_regclass('pg_temp.dca_session_prompt') is not null as x")["x"]
+    """Whether this backend has the session table; a table of that name that
+    dbms_cloud_ai_owner does not own was planted by another role of this
+    backend (SET ROLE, a pooler) to read or seed history, and is refused."""
+    row = db.one(plpy, """
+        select c.relowner = r.oid as ours
+          from pg_catalog.pg_class c, pg_catalog.pg_roles r
+         where c.oid = pg_catalog.to_regclass('pg_temp.dca_session_prompt')
+           and r.rolname = 'dbms_cloud_ai_owner'""")
+    if row is None:
+        return False
+    if not row["ours"]:
+        raise NotInPrerequisiteState(
+            "temporary table dca_session_prompt of this session was not created by dbms_cloud_ai",
+            detail="Another role of this session created it; the session conversation will not use it.",
+            hint="Run DISCARD TEMP (or reconnect), then call dbms_cloud_ai.generate again.")
+    return True
 
 
 def clear_session_prompts(plpy) -> None:
@@ -484,21 +499,7 @@ def clear_session_prompts(plpy) -> None:
 def _session_record(plpy, profile_name, action, prompt, response):
     if not _session_table_exists(plpy):
         # A temporary table: it disappears with the session, as Oracle's does.
-        plpy.execute("""
-            create temporary table dca_session_prompt
-            ( seq             bigint generated always as identity primary key
-            , owner           name not null default current_user
-            , profile_name    text not null
-            , prompt_action   text not null
-            , prompt          text not null
-            , prompt_response text not null
-            , created         timestamptz not null default pg_catalog.clock_timestamp())""")
-        # Other roles of this same session (SET ROLE) may use it, each seeing only its own rows.
-        plpy.execute("grant select, insert, delete on pg_temp.dca_session_prompt to public")
-        plpy.execute("alter table pg_temp.dca_session_prompt enable row level security")
-        plpy.execute("alter table pg_temp.dca_session_prompt force row level security")
-        plpy.execute("create policy own_rows on pg_temp.dca_session_prompt "
-                     "using (owner = current_user) with check (owner = current_user)")
+        db.query(plpy, "select dbms_cloud_ai._session_table()")
     db.query(plpy, """insert into pg_temp.dca_session_prompt
                           (profile_name, prompt_action, prompt, prompt_response)
                       values ($1, $2, $3, $4)""", ("text", "text", "text", "text"),

@@ -1,0 +1,139 @@
+"""Hostile users, class 7 (issue 14): the smaller holes.
+
+7.1  The session conversation's temporary table belongs to dbms_cloud_ai_owner,
+     not to the first role of the backend that chatted; a table of that name
+     planted by another role of the same backend (SET ROLE, SET SESSION
+     AUTHORIZATION, a pooler) is refused, never read or written.
+"""
+
+from __future__ import annotations
+
+
+import psycopg
+import pytest
+from fake_llm import Answer, last_user_text
+from helpers import make_profile, raises
+
+# Shapes a planted table may take: no row-level security, a policy that shows
+# every row, a trigger that copies every insert.  Each is a way to read the next
+# role's prompts or to seed its history.
+PLANTS = {
+    "plain": """
+        create temporary table dca_session_prompt
+        ( seq bigint generated always as identity primary key, owner name not null default current_user,
+          profile_name text not null, prompt_action text not null, prompt text not null,
+          prompt_response text not null, created timestamptz not null default now());
+        grant all on pg_temp.dca_session_prompt to public""",
+    "open_policy": """
+        create temporary table dca_session_prompt
+        ( seq bigint generated always as identity primary key, owner name not null default current_user,
+          profile_name text not null, prompt_action text not null, prompt text not null,
+          prompt_response text not null, created timestamptz not null default now());
+        alter table pg_temp.dca_session_prompt enable row level security;
+        create policy everyone on pg_temp.dca_session_prompt using (true) with check (true);
+        grant all on pg_temp.dca_session_prompt to public""",
+    "copying_trigger": """
+        create temporary table dca_session_prompt
+        ( seq bigint generated always as identity primary key, owner name not null default current_user,
+          profile_name text not null, prompt_action text not null, prompt text not null,
+          prompt_response text not null, created timestamptz not null default now());
+        create temporary table loot (prompt text);
+        grant all on pg_temp.dca_session_prompt, pg_temp.loot to public;
+        create function pg_temp.grab() returns trigger language plpgsql as
+          $$ begin insert into pg_temp.loot values (new.prompt); return new; end $$;
+        create trigger grab before insert on pg_temp.dca_session_prompt
+          for each row execute function pg_temp.grab()""",
+}
+
+
+@pytest.fixture
+def echo(llm):
+    llm.responder = lambda wire, body: Answer("re: " + last_user_text(wire, body))
+    yield llm
+    llm.responder = lambda wire, body: Answer("fake answer")
+
+
+def shared_backend(db) -> psycopg.Connection:
+    """One backend that several roles use in turn, as under a pooler."""
+    conn = db.connect("postgres")
+    conn.execute("grant alice, bob to postgres")
+    return conn
+
+
+def as_role(conn, role):
+    conn.execute("reset role")
+    conn.execute(f"set role {role}")
+
+
+def chat(conn, prompt):
+    return conn.execute("select dbms_cloud_ai.generate(%s, 'P', 'chat')", (prompt,)).fetchone()[0]
+
+
+def messages(llm):
+    return [m["content"] for m in llm.requests[-1].json["messages"]]
+
+
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+def test_a_planted_session_table_is_refused(db, echo, plant):
+    make_profile(db.connect("alice"), echo, conversation=True)
+    conn = shared_backend(db)
+    as_role(conn, "bob")
+    conn.execute(PLANTS[plant])
+    conn.execute("insert into pg_temp.dca_session_prompt (owner, profile_name, prompt_action, prompt, "
+                 "prompt_response) values ('alice', 'P', 'CHAT', 'planted question', 'planted answer')")
+    as_role(conn, "alice")
+    sent_before = len(echo.requests)
+    with raises("55000"):
+        chat(conn, "alice's secret question")
+    assert len(echo.requests) == sent_before, "no request may carry planted history"
+    with raises("55000"):
+        conn.execute("select * from dbms_cloud_ai.session_cloud_ai_conversation_prompts").fetchall()
+    as_role(conn, "bob")
+    rows = conn.execute("select prompt from pg_temp.dca_session_prompt").fetchall()
+    assert rows == [("planted question",)], "nothing of alice's reached the planted table"
+    if plant == "copying_trigger":
+        assert conn.execute("select count(*) from pg_temp.loot").fetchone()[0] == 1
+    # DISCARD TEMP (what a pooler runs between clients) clears the plant; alice chats again.
+    conn.execute("discard temp")
+    as_role(conn, "alice")
+    assert chat(conn, "after discard") == "re: after discard"
+    assert messages(echo)[-1] == "after discard" and "planted question" not in messages(echo)
+
+
+def test_the_session_table_of_a_shared_backend_is_no_roles_to_change(db, echo):
+    make_profile(db.connect("alice"), echo, conversation=True)
+    make_profile(db.connect("bob"), echo, conversation=True)
+    conn = shared_backend(db)
+    as_role(conn, "alice")
+    chat(conn, "alice one")
+    owner = conn.execute("""select pg_catalog.pg_get_userbyid(relowner) from pg_class
+                             where oid = pg_catalog.to_regclass('pg_temp.dca_session_prompt')""").fetchone()[0]
+    assert owner == "dbms_cloud_ai_owner"
+    # Neither the role that created it nor the next one can turn its protection off.
+    for role in ("alice", "bob"):
+        as_role(conn, role)
+        for attack in ("alter table pg_temp.dca_session_prompt disable row level security",
+                       "alter table pg_temp.dca_session_prompt no force row level security",
+                       "drop policy own_rows on pg_temp.dca_session_prompt",
+                       "create policy everyone on pg_temp.dca_session_prompt using (true)",
+                       "alter table pg_temp.dca_session_prompt owner to " + role,
+                       "drop table pg_temp.dca_session_prompt",
+                       "create trigger t before insert on pg_temp.dca_session_prompt "
+                       "for each row execute function suppress_redundant_updates_trigger()",
+                       "update pg_temp.dca_session_prompt set owner = 'bob'"):
+            with raises("42501"):
+                conn.execute(attack)
+        # Forged rows for another role are refused by the policy.
+        other = "bob" if role == "alice" else "alice"
+        with raises("42501"):
+            conn.execute("insert into pg_temp.dca_session_prompt (owner, profile_name, prompt_action, prompt, "
+                         "prompt_response) values (%s, 'P', 'CHAT', 'forged', 'forged')", (other,))
+    as_role(conn, "bob")
+    assert conn.execute("select count(*) from pg_temp.dca_session_prompt").fetchone()[0] == 0
+    chat(conn, "bob one")
+    assert messages(echo) == ["bob one"], "bob's session conversation starts empty"
+    as_role(conn, "alice")
+    chat(conn, "alice two")
+    assert messages(echo) == ["alice one", "re: alice one", "alice two"]
+    rows = conn.execute("select prompt from dbms_cloud_ai.session_cloud_ai_conversation_prompts").fetchall()
+    assert rows == [("alice one",), ("alice two",)]
