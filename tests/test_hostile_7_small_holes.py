@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 
+import memory_helpers as mh
 import psycopg
 import pytest
 from fake_llm import Answer, last_user_text
@@ -54,10 +55,9 @@ def echo(llm):
 
 
 def shared_backend(db) -> psycopg.Connection:
-    """One backend that several roles use in turn, as under a pooler."""
-    conn = db.connect("postgres")
-    conn.execute("grant alice, bob to postgres")
-    return conn
+    """One backend that several roles use in turn, as under a pooler (the
+    superuser may SET ROLE to any of them)."""
+    return db.connect("postgres")
 
 
 def as_role(conn, role):
@@ -137,3 +137,61 @@ def test_the_session_table_of_a_shared_backend_is_no_roles_to_change(db, echo):
     assert messages(echo) == ["alice one", "re: alice one", "alice two"]
     rows = conn.execute("select prompt from dbms_cloud_ai.session_cloud_ai_conversation_prompts").fetchall()
     assert rows == [("alice one",), ("alice two",)]
+
+
+# --- 7.2 erasure provenance ---------------------------------------------------------------------
+
+@pytest.fixture
+def extractor(llm):
+    llm.responder = mh.remember_phrases()
+    yield llm
+    llm.responder = lambda wire, body: Answer("fake answer")
+
+
+def prompt_ids(db, subject):
+    return [r[0] for r in db.admin.execute(
+        "select conversation_prompt_id from dbms_cloud_ai._conversation_prompt where subject = %s "
+        "order by seq", (subject,))]
+
+
+def test_forged_provenance_cannot_aim_an_erasure_at_another_subject(db, extractor):
+    alice, bob = db.connect("alice"), db.connect("bob")
+    mh.enable(db)
+    mh.memory_profile(alice, extractor)
+    mh.memory_profile(bob, extractor)
+    mh.say(bob, "please remember: bob keeps bees", mh.conversation(bob, "bob's"))
+    mh.say(alice, "please remember: alice sails", mh.conversation(alice, "alice's"))
+    mh.promote(db)
+    (bobs,) = prompt_ids(db, "bob")
+    (mine,) = [r[0] for r in alice.execute("select memory_id from dbms_cloud_ai._memory")]
+    # alice points her memory's provenance at bob's prompt, both ways she can write.
+    alice.execute("update dbms_cloud_ai._memory set source_prompt_ids = source_prompt_ids || %s::uuid",
+                  (bobs,))
+    call = alice.execute("select call_id from dbms_cloud_ai._model_call limit 1").fetchone()[0]
+    alice.execute("insert into dbms_cloud_ai._message_source (call_id, owner, source_kind, source_id, "
+                  "conversation_prompt_id) values (%s, 'alice', 'memory', %s, %s)", (call, str(mine), bobs))
+    admin = db.connect("ai_admin")
+    admin.execute("select dbms_cloud_ai.erase_memories('alice', null, %s)", (str(mine),))
+    assert prompt_ids(db, "bob") == [bobs], "bob's prompt survives alice's erasure"
+    assert prompt_ids(db, "alice") == []
+    admin.execute("select dbms_cloud_ai.erase_memories('alice')")
+    assert prompt_ids(db, "bob") == [bobs]
+
+
+@pytest.mark.parametrize("column", ["subject", "organization"])
+def test_a_subject_cannot_move_its_prompts_out_of_an_erasures_reach(db, extractor, column):
+    alice = db.connect("alice")
+    mh.enable(db)
+    mh.memory_profile(alice, extractor)
+    mh.say(alice, "please remember: alice sails", mh.conversation(alice, "alice's"))
+    with raises("42501"):
+        alice.execute(f"update dbms_cloud_ai._conversation_prompt set {column} = 'elsewhere'")
+    assert len(prompt_ids(db, "alice")) == 1
+    db.connect("ai_admin").execute("select dbms_cloud_ai.erase_memories('alice')")
+    assert prompt_ids(db, "alice") == []
+    # Ratings, the column users legitimately update, still work.
+    cid = mh.conversation(alice, "again")
+    mh.say(alice, "hello", cid)
+    pid = alice.execute("select conversation_prompt_id from dbms_cloud_ai.user_cloud_ai_conversation_prompts"
+                        ).fetchone()[0]
+    alice.execute("select dbms_cloud_ai.rate_prompt(%s, 1)", (pid,))

@@ -19,6 +19,7 @@ statement that ran it rolls back).
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import pathlib
 import re
@@ -605,10 +606,12 @@ def test_update_paths_are_hostile_tested_in_the_fast_tier(db, hacker, postgresql
 
 # --------------------------------------------------------------------------- A2
 
-# The one SECURITY DEFINER function: the database-wide (PUBLIC) token budget needs
-# every role's token total, which row-level security hides from each caller; it
-# returns that one number, takes no argument and pins search_path.
-DEFINERS = {"dbms_cloud_ai._tokens_used_today()"}
+# The SECURITY DEFINER functions, none executable by PUBLIC, each without
+# arguments: the database-wide (PUBLIC) token budget needs every role's token
+# total, which row-level security hides from each caller (one number back); the
+# session conversation's temporary table is created as dbms_cloud_ai_owner so no
+# user role owns it (nothing back).
+DEFINERS = {"dbms_cloud_ai._tokens_used_today()", "dbms_cloud_ai._session_table()"}
 # A procedure that COMMITs cannot have a SET clause: these pin search_path with
 # set_config(..., true) in every transaction of their body instead.
 COMMITS = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)",
@@ -808,6 +811,7 @@ STEPS = [
     Step(f"{D}.translate(text,text,text,text)", f"select {D}.translate('P', 'hola', 'es', 'en')"),
     Step(f"{D}._pending_calls()", f"select count(*) from {D}._pending_calls()"),
     Step(f"{D}._tokens_used_today()", f"select {D}._tokens_used_today() > 0"),
+    Step(f"{D}._session_table()", f"select {D}._session_table() is null"),
     Step(f"{D}._usage_live_from()", f"select {D}._usage_live_from() is not null"),
     Step(f"{D}._run_readonly(text,text,bigint,bigint)",
          f"select * from {D}._run_readonly('select 1 as a, ''x'' as b', 'public', 10, 10000)"),
@@ -946,11 +950,16 @@ def _hijack(info, evil_db, names: Names, extra_types, hostile_conns: list):
         planted += ShadowFactory(h, names, "public", extra_types).plant(functions=True, operators=True,
                                                                         relations=True, types=True)
     temp_planted = []
+    # The session conversation's own temporary table is not shadowed here: one of
+    # that name that dbms_cloud_ai_owner does not own is refused (55000), which
+    # tests/test_hostile_7_small_holes.py covers; every other pg_temp name is.
+    temp_names = copy.copy(names)
+    temp_names.relations = names.relations - {"dca_session_prompt"}
 
     def prepare(conn):
         hostile_conns.append(Warnings(conn))
         conn.execute("set search_path = evil, public")
-        temp_planted.append(ShadowFactory(conn, names, "pg_temp", extra_types).plant(
+        temp_planted.append(ShadowFactory(conn, temp_names, "pg_temp", extra_types).plant(
             functions=False, operators=False, types=False))
     return planted, temp_planted, prepare
 

@@ -322,7 +322,11 @@ EXPECTED = {
     # ... except that erasure deletes the prompts said by, and the memories and
     # jobs of, a memory subject of an organization they administer (all seeded
     # prompts are: the profiles have long_term_memory).
-    "dbms_cloud_ai._conversation_prompt": {USERS: OWN, "ai_admin": ("all",) + OWN[1:5] + ("all",)},
+    # A prompt's owner, organization and subject are not updatable at all (erasure
+    # finds a subject's prompts by them), so moving one to another owner is denied
+    # by privilege before the owner trigger could refuse it.
+    "dbms_cloud_ai._conversation_prompt": {USERS: OWN[:4] + ("denied", "own"),
+                                           "ai_admin": ("all",) + OWN[1:4] + ("denied", "all")},
     "dbms_cloud_ai._memory": {USERS: OWN, "ai_admin": ("all",) + OWN[1:5] + ("all",)},
     "dbms_cloud_ai._memory_job": {USERS: OWN, "ai_admin": ("all",) + OWN[1:5] + ("all",)},
     # The NL2SQL log: the administrator sees only rows of erasable prompts (none here).
@@ -552,7 +556,10 @@ def test_d3_forced_rls_owner_and_grantees_cannot_bypass(sdb):
 # Each SECURITY DEFINER function, and what bob may get back from it.
 # _tokens_used_today(): takes nothing bob could point at alice, returns one number,
 # the database's token total for a PUBLIC budget (a documented aggregate).
-DEFINER_CALLS = {"dbms_cloud_ai._tokens_used_today()": "select dbms_cloud_ai._tokens_used_today()"}
+# _session_table(): takes nothing, returns nothing; creates the calling backend's
+# own temporary table (owned by dbms_cloud_ai_owner), which holds no row of anyone.
+DEFINER_CALLS = {"dbms_cloud_ai._tokens_used_today()": "select dbms_cloud_ai._tokens_used_today()",
+                 "dbms_cloud_ai._session_table()": "select dbms_cloud_ai._session_table()"}
 
 
 def test_d4_security_definer_functions_give_bob_nothing_of_alices(sdb):
@@ -563,7 +570,10 @@ def test_d4_security_definer_functions_give_bob_nothing_of_alices(sdb):
          where n.nspname in ('dbms_cloud', 'dbms_cloud_ai') and p.prosecdef""").fetchall()}
     assert set(definers) == set(DEFINER_CALLS)
     assert definers["dbms_cloud_ai._tokens_used_today()"] == (0, "bigint")
+    assert definers["dbms_cloud_ai._session_table()"] == (0, "void")
     bob = db.connect("bob")
+    bob.execute(DEFINER_CALLS["dbms_cloud_ai._session_table()"])
+    assert bob.execute("select count(*) from pg_temp.dca_session_prompt").fetchone()[0] == 0
     (total,) = bob.execute(DEFINER_CALLS["dbms_cloud_ai._tokens_used_today()"]).fetchone()
     everyone = db.admin.execute("""select coalesce(sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)), 0)
                                      from dbms_cloud_ai._model_call

@@ -13,8 +13,16 @@ grant execute on all procedures in schema dbms_cloud_ai to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud._credential to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._profile to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai._host_ace to dbms_cloud_ai_user;
-grant select, insert, update, delete on dbms_cloud_ai._conversation, dbms_cloud_ai._conversation_prompt
-   to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._conversation to dbms_cloud_ai_user;
+-- A prompt's organization and subject are written once, with the turn: erasure
+-- finds a subject's prompts by them, so the role that said them cannot move its
+-- prompts out of an erasure's reach afterwards (issue 14, class 7).
+revoke update on dbms_cloud_ai._conversation_prompt from dbms_cloud_ai_user;
+grant select, insert, delete on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_user;
+grant update (profile_name, prompt_action, prompt, prompt_response, modified, client_identifier, client_ip,
+              sid, serial_no, provider, model, prompt_version, input_tokens, output_tokens,
+              tokens_estimated, latency_ms, rating, rating_comment, rated, request_id)
+   on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_user;
 grant insert, update, delete on dbms_cloud_ai._host_ace to dbms_cloud_ai_admin;
 grant select, insert on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_admin;

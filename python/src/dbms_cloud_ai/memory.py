@@ -244,10 +244,15 @@ _ERASE = """
         select p.conversation_prompt_id
           from dbms_cloud_ai._conversation_prompt p
          where $3::uuid is null and p.organization = $1 and p.subject = $2),
+    -- Provenance (source_prompt_ids, _message_source) is written by the subject's
+    -- own role, so it only nominates: a prompt is erased when the extension
+    -- recorded it as said by this subject of this organization (columns its
+    -- role cannot update).  A forged pointer cannot aim the erasure at others.
     found as (
         select p.conversation_prompt_id, p.conversation_id
           from dbms_cloud_ai._conversation_prompt p
-         where p.conversation_prompt_id in (select prompt_id from prompts))
+         where p.conversation_prompt_id in (select prompt_id from prompts)
+           and p.organization = $1 and p.subject = $2)
     select (select pg_catalog.count(*) from target)::int as memories,
            (select pg_catalog.array_agg(f.conversation_prompt_id::text) from found f) as prompts,
            (select pg_catalog.array_agg(distinct f.conversation_id::text) from found f)
