@@ -27,9 +27,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from . import db
+from . import db, spool
 
 MAX_PENDING = 10_000
+# A provider's token counts are its word, and its answer may be hostile: a count
+# below zero or above this (no request of any model comes near) is clamped and
+# the record flagged (tokens_estimated), so no answer can lift a budget or make
+# a record that the int4 columns refuse (which would fail every later flush).
+MAX_TOKENS = 100_000_000
+INT4_MAX = 2**31 - 1
 
 # Benchmarks switch accounting off (as superuser, through GD) to measure what it
 # costs; nothing else does.
@@ -56,8 +62,28 @@ class Turn:
 
 
 _turn: Turn | None = None
-_pending: list[dict] = []     # records not yet known to be committed
+_pending: list[dict] = []     # records not yet known to be committed (and journaled: spool)
 _sources: list[dict] = []
+_reservation = None           # the spend reservation of the request about to be sent
+
+
+def reserved(reservation) -> None:
+    """budget.check reserved the estimate of the next request; record() settles it."""
+    global _reservation
+    _reservation = reservation
+
+
+def _tokens(value) -> tuple[int | None, bool]:
+    """A token count fit to store, and whether it had to be changed."""
+    if value is None:
+        return None, False
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0, True
+    if value < 0:
+        return 0, True
+    if value > MAX_TOKENS:
+        return MAX_TOKENS, True
+    return value, False
 
 
 def begin(owner: str, profile_name: str | None, action: str | None) -> Turn:
@@ -71,6 +97,7 @@ def turn(plpy, ctx, profile_name: str | None, action: str | None):
     """Account the model calls made inside: they belong to this owner, profile
     and action, and are written when the block ends without error (unless the
     transaction is read-only: then a later call writes them)."""
+    spool.init(plpy)
     t = begin(ctx.who, profile_name, action)
     try:
         yield t
@@ -100,10 +127,16 @@ def record(*, provider: str, model: str | None, purpose: str, prompt_version: st
            call_id: str | None = None) -> str:
     """Remember one request; returns its call id (``call_id`` if given: the
     id the request carried, from new_call_id)."""
+    global _reservation
     turn = _turn
     call_id = (call_id or str(uuid.uuid4())).lower()
     if not ENABLED:
         return call_id
+    inp, inp_clamped = _tokens(completion.input_tokens if completion is not None else None)
+    out, out_clamped = _tokens(completion.output_tokens if completion is not None else None)
+    if _reservation is not None:
+        spool.settle(_reservation, (inp or 0) + (out or 0))
+        _reservation = None
     rec = {
         "call_id": call_id,
         "owner": turn.owner if turn else None,
@@ -114,11 +147,12 @@ def record(*, provider: str, model: str | None, purpose: str, prompt_version: st
         "provider": provider,
         "model": (completion.model if completion is not None and completion.model else model),
         "prompt_version": prompt_version,
-        "input_tokens": completion.input_tokens if completion is not None else None,
-        "output_tokens": completion.output_tokens if completion is not None else None,
-        "tokens_estimated": bool(completion.tokens_estimated) if completion is not None else False,
-        "latency_ms": round(latency_ms),
-        "attempts": attempts,
+        "input_tokens": inp,
+        "output_tokens": out,
+        "tokens_estimated": (bool(completion.tokens_estimated) or inp_clamped or out_clamped)
+                            if completion is not None else False,
+        "latency_ms": min(max(round(latency_ms), 0), INT4_MAX),
+        "attempts": min(max(int(attempts or 1), 1), INT4_MAX),
         "status": "ok" if error is None else "error",
         "error_sqlstate": getattr(error, "sqlstate", None) if error is not None else None,
         "http_status": getattr(error, "status", None) if error is not None else None,
@@ -131,6 +165,7 @@ def record(*, provider: str, model: str | None, purpose: str, prompt_version: st
     if rec["owner"] is not None:
         _pending.append(rec)
         del _pending[:-MAX_PENDING]
+        spool.journal(rec["owner"], [rec])
     return call_id
 
 
@@ -155,8 +190,8 @@ def turn_totals(turn: Turn) -> dict:
         "provider": last["provider"] if last else None,
         "model": last["model"] if last else None,
         "prompt_version": last["prompt_version"] if last else None,
-        "input_tokens": sum(r["input_tokens"] or 0 for r in recs) if recs else None,
-        "output_tokens": sum(r["output_tokens"] or 0 for r in recs) if recs else None,
+        "input_tokens": min(sum(r["input_tokens"] or 0 for r in recs), INT4_MAX) if recs else None,
+        "output_tokens": min(sum(r["output_tokens"] or 0 for r in recs), INT4_MAX) if recs else None,
         "tokens_estimated": any(r["tokens_estimated"] for r in recs) if recs else None,
         "latency_ms": sum(r["latency_ms"] for r in recs) if recs else None,
     }
@@ -255,6 +290,9 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     transaction wrote are left alone until a later transaction checks them:
     re-sending and checking them on every call would make N calls in one
     statement or transaction (a generate() per row) cost O(N^2)."""
+    if ENABLED:
+        spool.init(plpy)
+        _pending.extend(spool.adopt(owner))   # records of this role's ended backends
     mine = [r for r in _pending if r["owner"] == owner
             and (current_xid is None or r["_xid"] != current_xid)]
     mine_sources = [s for s in _sources if s["owner"] == owner
@@ -299,8 +337,14 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
 
 
 def _forget(predicate):
+    gone: dict[str, list[str]] = {}
+    for r in _pending:
+        if predicate(r):
+            gone.setdefault(r["owner"], []).append(r["call_id"])
     _pending[:] = [r for r in _pending if not predicate(r)]
     _sources[:] = [s for s in _sources if not predicate(s)]
+    for owner, ids in gone.items():
+        spool.forget(owner, ids, [r for r in _pending if r["owner"] == owner])
 
 
 def held(owner: str) -> list[dict]:
@@ -313,6 +357,9 @@ def pending(plpy, owner: str) -> list[dict]:
     """This owner's records still in memory, for user_cloud_ai_calls, which
     shows those that are in no row it can see (never written, or written by a
     transaction or savepoint that rolled back)."""
+    if ENABLED:
+        spool.init(plpy)
+        _pending.extend(spool.adopt(owner))
     return [{**{k: r[k] for k in _COLUMNS},
              "created": datetime.fromtimestamp(r["created"], UTC).isoformat()}
             for r in held(owner)]

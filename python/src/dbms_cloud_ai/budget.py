@@ -2,10 +2,14 @@
 
 An administrator sets a budget for a role (the tokens of its own calls) or for
 PUBLIC (the tokens of every call in the database) with ``set_token_budget``.
-A day is a UTC calendar day.  Used tokens are the input and output tokens
-recorded by ``accounting`` (stored, plus this backend's not yet stored), and
-the request about to be sent counts with its estimated input (four characters
-per token): output cannot be known in advance.
+A day is a UTC calendar day.  Used tokens are the larger of two counts: the
+input and output tokens recorded by ``accounting`` (stored, plus this
+backend's not yet stored), and the spend counter (``spool``), which counts
+every request sent while a budget applied and which no rollback, read-only
+transaction or reconnect undoes.  The request about to be sent counts with its
+estimated input (four characters per token; output cannot be known in
+advance), reserved in the counter in the same locked step as the check, so
+concurrent sessions cannot both take the last room.
 
 The budgets that apply to the caller come with the call's first query
 (``profiles.for_call``), so a database without budgets pays nothing.
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from . import accounting, acl, db
+from . import accounting, acl, db, spool
 from .errors import InvalidParameter, TokenBudgetExceeded
 
 _BUDGETS = """select (select pg_catalog.json_object_agg(b.principal, b.daily_tokens)
@@ -48,7 +52,10 @@ def parse(raw: str | None) -> dict:
     return json.loads(raw) if raw else {}
 
 
-def check(plpy, ctx, messages: list[dict]) -> None:
+def check(plpy, ctx, messages: list[dict], reserve: bool = True) -> None:
+    """Refuse the request about to be sent if a budget would be exceeded; else
+    (``reserve``) count its estimate at once in the spend counters (``spool``),
+    which no rollback undoes; ``accounting.record`` settles it."""
     budgets = ctx.budgets if ctx is not None and ctx.budgets is not None \
         else parse(db.one(plpy, _BUDGETS)["budgets"])
     if not budgets:
@@ -63,20 +70,27 @@ def check(plpy, ctx, messages: list[dict]) -> None:
             for r in accounting.held(who) if r["input_tokens"] or r["output_tokens"]]
     row = db.one(plpy, _USED, ("bool", "text"), (all_limit is not None, json.dumps(held)))
     unsaved = row["unsaved"]
-    for limit, used, whose, principal in ((own_limit, row["own"], f"role {who}", who),
-                                          (all_limit, row["total"], "the database (PUBLIC)",
-                                           "PUBLIC")):
-        hint = ("Wait until tomorrow (UTC), or ask an administrator to raise it with "
-                f"dbms_cloud_ai.set_token_budget('{principal}', ...).")
-        if limit is None:
-            continue
-        used = (used or 0) + unsaved
-        if used + estimate > limit:
-            raise TokenBudgetExceeded(
-                f"daily token budget of {whose} would be exceeded",
-                detail=f"Budget {limit} tokens per UTC day; used today {used}; this request "
-                       f"needs about {estimate} input tokens.",
-                hint=hint)
+    limits = {}
+    if own_limit is not None:
+        limits[who] = (own_limit, (row["own"] or 0) + unsaved)
+    if all_limit is not None:
+        limits["PUBLIC"] = (all_limit, (row["total"] or 0) + unsaved)
+    if reserve:
+        reservation, over = spool.reserve(plpy, limits, estimate)
+    else:
+        reservation, over = None, next(((p, lim, used) for p, (lim, used) in limits.items()
+                                        if used + estimate > lim), None)
+    if over is not None:
+        principal, limit, used = over
+        whose = "the database (PUBLIC)" if principal == "PUBLIC" else f"role {who}"
+        raise TokenBudgetExceeded(
+            f"daily token budget of {whose} would be exceeded",
+            detail=f"Budget {limit} tokens per UTC day; used today {used}; this request "
+                   f"needs about {estimate} input tokens.",
+            hint="Wait until tomorrow (UTC), or ask an administrator to raise it with "
+                 f"dbms_cloud_ai.set_token_budget('{principal}', ...).")
+    if reservation is not None:
+        accounting.reserved(reservation)
 
 
 def set_budget(plpy, principal_name, daily_tokens) -> None:

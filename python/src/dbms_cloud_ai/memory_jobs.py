@@ -209,7 +209,7 @@ def run(plpy, conversation_id: str, token: str) -> str:
         return finish("done", "no_new_messages")
     requests = {subject: extraction_request(g) for subject, g in groups.items()}
     try:
-        budget.check(plpy, ctx, [m for msgs in requests.values() for m in msgs])
+        budget.check(plpy, ctx, [m for msgs in requests.values() for m in msgs], reserve=False)
     except TokenBudgetExceeded:
         return finish("stopped", "budget_exceeded")
 
