@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-
 import memory_helpers as mh
 import psycopg
 import pytest
