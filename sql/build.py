@@ -95,7 +95,9 @@ def inject(text: str, version: str, pylibdir: str, where: str) -> str:
 # name, and a PL/pgSQL function with the public name that calls it and
 # re-raises any error with the same SQLSTATE, message, detail and hint.  The
 # client then sees a clean error instead of PL/Python's "<type>: <message>"
-# and its traceback in CONTEXT.
+# and its traceback in CONTEXT.  The wrapper also bounds every lock wait of the
+# call (lock_timeout): a role that locks a shared table (LOCK TABLE, a long
+# transaction) makes other calls fail fast with 55P03 instead of hanging.
 PYFUNC = re.compile(
     r"create function (?P<schema>\w+)\.(?P<name>[a-z]\w*)\((?P<args>[^;]*?)\)\s*\n"
     r"returns (?P<returns>\w+) language plpython3u (?P<attrs>.*?)\n"
@@ -106,6 +108,7 @@ PYFUNC = re.compile(
 WRAPPER = """create function {schema}.{name}({args})
 returns {returns} language plpgsql {attrs}
 {setpath}
+set lock_timeout to '5s'
 as $wrapper$
 declare
     _s text; _m text; _d text; _h text;

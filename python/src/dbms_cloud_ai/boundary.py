@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from .errors import DcaError
+from .errors import DcaError, LockNotAvailable
 
 _error_classes: dict[int, type] = {}
 
@@ -49,7 +49,14 @@ def sql_entry(func):
             return func(plpy, *args, **kwargs)
         except DcaError as e:
             raise_sql_error(plpy, e.sqlstate, e.message, e.detail, e.hint)
-        except plpy.SPIError:
+        except plpy.SPIError as e:
+            if getattr(e, "sqlstate", None) == LockNotAvailable.sqlstate:
+                raise_sql_error(
+                    plpy, LockNotAvailable.sqlstate,
+                    f"{func.__name__}: another session holds a lock on a dbms_cloud_ai table",
+                    detail="The extension's functions wait at most lock_timeout (5s) for a lock.",
+                    hint="Retry; an administrator finds the holder with pg_blocking_pids() "
+                         "and pg_locks.")
             raise
         except Exception as e:  # noqa: BLE001 - last line of defence
             raise_sql_error(plpy, "XX000", f"internal error in {func.__name__}",

@@ -46,6 +46,13 @@ class NotInPrerequisiteState(DcaError):
     sqlstate, condition = "55000", "object_not_in_prerequisite_state"
 
 
+class LockNotAvailable(DcaError):
+    """Another session holds a lock on one of the extension's tables for longer
+    than the extension waits (its functions run with lock_timeout)."""
+
+    sqlstate, condition = "55P03", "lock_not_available"
+
+
 class InsufficientPrivilege(DcaError):
     sqlstate, condition = "42501", "insufficient_privilege"
 
@@ -141,6 +148,9 @@ SQLSTATES = {
               "profile set in the session, extension updated in this session, runsql or "
               "narrate without a finite statement_timeout (or above "
               "dbms_cloud_ai.max_statement_timeout)"),
+    "55P03": ("lock_not_available",
+              "another session held a lock on one of the extension's tables for longer than "
+              "its functions wait (lock_timeout 5s)"),
     "42501": ("insufficient_privilege",
               "host not allowed by the network ACL, an admin-only function, or generated SQL "
               "refused (not a single read-only query, outside the object list, a forbidden "
