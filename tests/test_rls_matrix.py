@@ -333,8 +333,11 @@ EXPECTED = {
     "dbms_cloud_ai._sql_statement": {(*USERS, "ai_admin"): ("own", "ok", "refused", "denied", "denied", "own")},
     "dbms_cloud_ai._example": {USERS: OWN, "ai_admin": OWN},
     # Accounting is append-only for everyone.
-    "dbms_cloud_ai._model_call": {USERS: APPEND_ONLY, "ai_admin": ("all",) + APPEND_ONLY[1:]},
-    "dbms_cloud_ai._message_source": {USERS: APPEND_ONLY, "ai_admin": ("all",) + APPEND_ONLY[1:]},
+    # Accounting is written only by the SECURITY DEFINER writer (_store_calls):
+    # users read their rows; an administrator reads all and corrects counts (UPDATE
+    # of the token columns only: the matrix's UPDATE writes another column).
+    "dbms_cloud_ai._model_call": {USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:]},
+    "dbms_cloud_ai._message_source": {USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:]},
     # Set by administrators for any principal; a role reads what applies to it.
     "dbms_cloud_ai._host_ace": {USERS: ("grantee",) + NOTHING[1:], "ai_admin": ADMIN_MANAGED},
     "dbms_cloud_ai._token_budget": {USERS: READ_ONLY, "ai_admin": ADMIN_MANAGED},
@@ -558,8 +561,12 @@ def test_d3_forced_rls_owner_and_grantees_cannot_bypass(sdb):
 # the database's token total for a PUBLIC budget (a documented aggregate).
 # _session_table(): takes nothing, returns nothing; creates the calling backend's
 # own temporary table (owned by dbms_cloud_ai_owner), which holds no row of anyone.
+# _store_calls(text,text,text): writes only what the package in the same backend
+# authorised with a one-time token; bob without it gets 42501 and nothing is written.
 DEFINER_CALLS = {"dbms_cloud_ai._tokens_used_today()": "select dbms_cloud_ai._tokens_used_today()",
-                 "dbms_cloud_ai._session_table()": "select dbms_cloud_ai._session_table()"}
+                 "dbms_cloud_ai._session_table()": "select dbms_cloud_ai._session_table()",
+                 "dbms_cloud_ai._store_calls(text,text,text)":
+                     "select dbms_cloud_ai._store_calls('x', 'one', '[]')"}
 
 
 def test_d4_security_definer_functions_give_bob_nothing_of_alices(sdb):
@@ -573,6 +580,9 @@ def test_d4_security_definer_functions_give_bob_nothing_of_alices(sdb):
     assert definers["dbms_cloud_ai._session_table()"] == (0, "void")
     bob = db.connect("bob")
     bob.execute(DEFINER_CALLS["dbms_cloud_ai._session_table()"])
+    assert definers["dbms_cloud_ai._store_calls(text,text,text)"] == (3, "text")
+    with raises("42501"):
+        bob.execute(DEFINER_CALLS["dbms_cloud_ai._store_calls(text,text,text)"])
     assert bob.execute("select count(*) from pg_temp.dca_session_prompt").fetchone()[0] == 0
     (total,) = bob.execute(DEFINER_CALLS["dbms_cloud_ai._tokens_used_today()"]).fetchone()
     everyone = db.admin.execute("""select coalesce(sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)), 0)

@@ -24,7 +24,13 @@ grant update (profile_name, prompt_action, prompt, prompt_response, modified, cl
               tokens_estimated, latency_ms, rating, rating_comment, rated, request_id)
    on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_user;
 grant insert, update, delete on dbms_cloud_ai._host_ace to dbms_cloud_ai_admin;
-grant select, insert on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_user;
+-- Accounting is written only through dbms_cloud_ai._store_calls (issue 14, class 2).
+revoke insert on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source from dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_user;
+grant insert, select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_owner;
+-- An administrator corrects a record's counts.
+grant update (input_tokens, output_tokens, tokens_estimated) on dbms_cloud_ai._model_call
+   to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai._token_budget to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._token_budget to dbms_cloud_ai_admin;

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import time
 import uuid
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from . import db, spool
+from .errors import InsufficientPrivilege
 
 MAX_PENDING = 10_000
 # A provider's token counts are its word, and its answer may be hostile: a count
@@ -270,6 +272,40 @@ _FLUSH = """
                             where m.call_id operator(pg_catalog.=) k.call_id))::text as stored"""
 
 
+# --- the writer: accounting rows are stored only by dbms_cloud_ai._store_calls ------------
+
+_FLUSH_TYPES = ("text", "text", "text")
+_authorized: str | None = None   # the one-time token of the write the package is making
+
+
+def _write(plpy, statement: str, args: tuple):
+    """Run one of the two accounting statements through the SECURITY DEFINER
+    writer; the first row it returned."""
+    global _authorized
+    _authorized = secrets.token_hex(16)
+    try:
+        raw = db.one(plpy, "select dbms_cloud_ai._store_calls($1, $2, $3) as r",
+                     ("text", "text", "text"), (_authorized, statement, json.dumps(args)))["r"]
+    finally:
+        _authorized = None
+    return json.loads(raw) if raw else None
+
+
+def store(plpy, token, statement, args):
+    """The writer's side (as dbms_cloud_ai_owner): run the statement only for
+    the write this backend's package authorised; anyone else calling
+    _store_calls from SQL holds no token."""
+    global _authorized
+    if _authorized is None or token is None or not secrets.compare_digest(token, _authorized):
+        raise InsufficientPrivilege("dbms_cloud_ai._store_calls is internal",
+                                    hint="Accounting is written by dbms_cloud_ai.generate and "
+                                         "the other API functions, never directly.")
+    _authorized = None
+    sql, types = (_INSERT_ONE, _INSERT_TYPES) if statement == "one" else (_FLUSH, _FLUSH_TYPES)
+    row = db.one(plpy, sql, types, tuple(json.loads(args)))
+    return None if row is None else json.dumps(dict(row))
+
+
 def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     """Write this owner's records, in one statement.
 
@@ -309,8 +345,7 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
         r = fresh[0]
         previous = next((x["_xid"] for x in reversed(mine) if x["_xid"]), None)
         prev_ids = [x["call_id"] for x in mine if previous and x["_xid"] == previous]
-        row = db.one(plpy, _INSERT_ONE, _INSERT_TYPES,
-                     tuple(r[k] for k in _COLUMNS) + (previous, prev_ids))
+        row = _write(plpy, "one", tuple(r[k] for k in _COLUMNS) + (previous, prev_ids))
         if row is not None:
             r["_xid"] = row["xid"]
             if previous is None or row["previous"] == "in progress":
@@ -324,7 +359,7 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
             and len(mine) < CONFIRM_EVERY:
         return
     written = [{"call_id": r["call_id"], "xid": r["_xid"]} for r in mine if r["_xid"]]
-    row = db.one(plpy, _FLUSH, ("text", "text", "text"),
+    row = _write(plpy, "batch",
                  (json.dumps([{k: r[k] for k in _COLUMNS} for r in mine]),
                   json.dumps([{k: v for k, v in s.items() if k != "_xid"} for s in mine_sources]),
                   json.dumps(written)))

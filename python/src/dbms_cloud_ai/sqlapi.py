@@ -212,6 +212,11 @@ def pending_calls(plpy):
 
 
 @sql_entry
+def store_calls(plpy, token, statement, args):
+    return accounting.store(plpy, token, statement, args)
+
+
+@sql_entry
 def set_token_budget(plpy, principal_name, daily_tokens):
     budget.set_budget(plpy, principal_name, daily_tokens)
 
