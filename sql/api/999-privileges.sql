@@ -20,6 +20,8 @@ grant select, insert on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source
 grant select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai._token_budget to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._token_budget to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai._admin_setting to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._admin_setting to dbms_cloud_ai_admin;
 
 grant select on dbms_cloud_ai._memory_role, dbms_cloud_ai._memory_organization to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._memory, dbms_cloud_ai._memory_job

@@ -5,4 +5,6 @@
 -- catalogs (tests/test_upgrade.py).  Anything that creates a table goes above
 -- the include of 098-table-owner.sql, which stays last.
 
+-- include schema/091-admin-settings.sql
+
 -- include schema/098-table-owner.sql

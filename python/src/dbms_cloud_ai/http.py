@@ -1,8 +1,13 @@
 """HTTP to LLM providers: one total deadline per call, bounded retries.
 
-PostgreSQL cannot interrupt Python (statement_timeout and pg_cancel_backend
-wait until control returns to the server), so the HTTP layer must bound itself.
-httpx's timeouts are per socket operation: a server that drips one byte a
+PostgreSQL cannot interrupt Python: its signal handlers only set flags.  Each
+request therefore runs on a worker thread (one per backend, reused) while the
+backend's thread waits in slices of POLL_INTERVAL and looks at the flags
+(``interrupts``): on a cancel, a statement timeout, a terminate or a lost client
+it abandons the request (shuts its socket, so the worker ends; the worker never
+calls plpy) and lets PostgreSQL raise its own error or end the backend.
+
+The HTTP layer still bounds itself.  httpx's timeouts are per socket operation: a server that drips one byte a
 second never trips them.  We therefore wrap httpcore's network backend so every
 connect, read and write (and the DNS lookup, which has no timeout of its own)
 is given at most the time left before one wall-clock deadline, and we cap the
@@ -22,6 +27,7 @@ from __future__ import annotations
 import email.utils
 import ipaddress
 import json
+import queue
 import random
 import socket
 import ssl
@@ -34,7 +40,9 @@ import certifi
 import httpcore
 import httpx
 
+from . import interrupts
 from .errors import (
+    CallInterrupted,
     ProviderAuthFailed,
     ProviderBadResponse,
     ProviderRateLimited,
@@ -48,14 +56,123 @@ MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 BACKOFF_BASE = 0.5      # seconds; attempt n waits up to BACKOFF_BASE * 2**(n-1)
 BACKOFF_CAP = 8.0
 
-_deadline = float("inf")  # monotonic time; set around each call (backends are single-threaded)
+POLL_INTERVAL = 0.1     # seconds between looks at PostgreSQL's interrupt flags while waiting
+
+_local = threading.local()  # .job: the _Job the worker thread is running
+
+
+class _Job:
+    """One HTTP exchange handed to the worker thread."""
+
+    __slots__ = ("abandoned", "deadline", "done", "error", "fn", "result", "stream")
+
+    def __init__(self, fn, deadline):
+        self.fn, self.deadline = fn, deadline
+        self.done = threading.Event()
+        self.result = self.error = self.stream = None
+        self.abandoned = False
+
+    def run(self):
+        _local.job = self
+        try:
+            self.result = self.fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+            self.error = e
+        finally:
+            _local.job = None
+            self.done.set()
+
+    def abandon(self):
+        """Stop waiting for this exchange: its socket is shut (a blocked read or
+        write returns at once), and any later operation fails."""
+        self.abandoned = True
+        stream = self.stream
+        sock = getattr(getattr(stream, "_inner", None), "_sock", None)
+        if sock is not None:
+            try:  # socket.socket's own shutdown: SSLSocket's would drop its SSL object
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _Worker:
+    """The backend's HTTP thread: runs one _Job at a time and calls no PostgreSQL API."""
+
+    def __init__(self):
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._run, name="dbms_cloud_ai-http", daemon=True).start()
+
+    def _run(self):
+        while True:
+            self.jobs.get().run()
+
+
+_worker: _Worker | None = None
+
+
+def _exchange(fn, deadline: float, plpy):
+    """``fn()`` (one attempt) on the worker thread, under ``deadline``; this
+    thread waits and, every POLL_INTERVAL, lets PostgreSQL act on a pending
+    interrupt.  A cancel or terminate abandons the attempt (the worker and the
+    connection pool it used are left to end by themselves)."""
+    global _worker, _transport
+    if _worker is None:
+        _worker = _Worker()
+    job = _Job(fn, deadline)
+    _worker.jobs.put(job)
+    while not job.done.wait(POLL_INTERVAL):
+        if plpy is None or not interrupts.pending():
+            continue
+        stopping = interrupts.stopping()
+        try:
+            if stopping:
+                _worker = _transport = None
+                job.abandon()
+            interrupts.service(plpy)   # raises PostgreSQL's error, or the backend exits
+        except BaseException:
+            if not job.abandoned:
+                _worker = _transport = None
+                job.abandon()
+            raise
+        if stopping:  # the server holds the interrupt off for now: end the call anyway
+            raise CallInterrupted(
+                "the call was interrupted (cancel, statement_timeout or terminate) while it "
+                "waited on the network", hint="Retry the call.")
+    if job.error is not None:
+        raise job.error
+    return job.result
+
+
+def _pause(seconds: float, plpy) -> None:
+    """Sleep between retries, acting on interrupts like _exchange."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        time.sleep(min(left, POLL_INTERVAL))
+        if plpy is not None and interrupts.pending():
+            stopping = interrupts.stopping()
+            interrupts.service(plpy)
+            if stopping:
+                raise CallInterrupted(
+                    "the call was interrupted (cancel, statement_timeout or terminate) while it "
+                    "waited to retry", hint="Retry the call.")
 
 
 def _left(timeout):
-    left = _deadline - time.monotonic()
+    job = getattr(_local, "job", None)
+    if job is None:
+        return float("inf") if timeout is None else timeout
+    if job.abandoned:
+        raise httpcore.ReadError("the call was abandoned")
+    left = job.deadline - time.monotonic()
     if left <= 0:
         raise httpcore.ReadTimeout("deadline exceeded")
     return left if timeout is None else min(timeout, left)
+
+
+def _current(stream):
+    job = getattr(_local, "job", None)
+    if job is not None:
+        job.stream = stream
 
 
 class _DeadlineStream(httpcore.NetworkStream):
@@ -63,9 +180,11 @@ class _DeadlineStream(httpcore.NetworkStream):
         self._inner = inner
 
     def read(self, max_bytes, timeout=None):
+        _current(self)
         return self._inner.read(max_bytes, _left(timeout))
 
     def write(self, buffer, timeout=None):
+        _current(self)
         self._inner.write(buffer, _left(timeout))
 
     def close(self):
@@ -174,14 +293,14 @@ class Reply:
 
 
 def post_json(url: str, headers: dict, body: dict, *, provider: str,
-              deadline: float, max_attempts: int) -> Reply:
+              deadline: float, max_attempts: int, plpy=None) -> Reply:
     """POST ``body``; return the decoded JSON of a 2xx reply or raise a ProviderError.
 
     ``deadline`` is a time.monotonic() value that nothing here goes past.
     Retried: connection failures, 408, 409, 429 and 5xx, with full-jitter
     exponential backoff, honouring Retry-After when it fits before the deadline.
+    With ``plpy``, a cancel or terminate ends the wait (see _exchange).
     """
-    global _deadline
     payload = json.dumps(body, ensure_ascii=False).encode()
     # Only encodings _decompress can bound (httpx would add br/zstd if installed).
     hdrs = {"content-type": "application/json", "accept": "application/json",
@@ -192,9 +311,8 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
     while True:
         attempt += 1
         status = None
-        _deadline = deadline
         try:
-            status, raw, retry_after = _send(url, hdrs, payload)
+            status, raw, retry_after = _exchange(lambda: _send(url, hdrs, payload), deadline, plpy)
         except _TooLarge as e:
             raise ProviderBadResponse(
                 f"provider {provider} sent a response larger than {MAX_RESPONSE_BYTES} bytes",
@@ -210,8 +328,6 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
             raise _timeout(provider, started, attempt) from None
         except (httpx.TransportError, httpcore.NetworkError, OSError) as e:
             failure = e
-        finally:
-            _deadline = float("inf")
         if status is None:
             if attempt >= max_attempts:
                 raise _unavailable(provider, url, failure, attempt)
@@ -233,7 +349,7 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
             if status is None:
                 raise _unavailable(provider, url, failure, attempt, note)
             raise _http_error(provider, status, raw, attempt, secrets, note=note)
-        time.sleep(wait)
+        _pause(wait, plpy)
 
 
 @dataclass
@@ -244,11 +360,19 @@ class Document:
     attempts: int
 
 
-def get(url: str, headers: dict, *, deadline: float, max_attempts: int) -> Document:
+def _fetch(url, hdrs):
+    """One GET attempt: (status, body, Retry-After, content type)."""
+    resp = transport().handle_request(httpx.Request("GET", _url(url), headers=hdrs))
+    status, raw = resp.status_code, _read(resp)
+    if resp.headers.get("content-encoding") and 200 <= status < 300:
+        raw = _decompress(raw, resp.headers["content-encoding"], status)
+    return status, raw, _retry_after(resp.headers.get("retry-after")), resp.headers.get("content-type")
+
+
+def get(url: str, headers: dict, *, deadline: float, max_attempts: int, plpy=None) -> Document:
     """GET a document (summarize's location_uri) under post_json's rules: one
     deadline, the same retries, at most MAX_RESPONSE_BYTES after decompression,
-    no redirects, credentials masked in error details."""
-    global _deadline
+    no redirects, credentials masked in error details, interrupts acted on."""
     hdrs = {"accept": "text/plain, text/markdown, text/*;q=0.9, */*;q=0.1",
             "accept-encoding": "gzip, deflate", **headers}
     secrets = _secrets(headers)
@@ -258,14 +382,8 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int) -> Docum
     while True:
         attempt += 1
         status = failure = None
-        _deadline = deadline
         try:
-            resp = transport().handle_request(httpx.Request("GET", _url(url), headers=hdrs))
-            status, raw = resp.status_code, _read(resp)
-            if resp.headers.get("content-encoding") and 200 <= status < 300:
-                raw = _decompress(raw, resp.headers["content-encoding"], status)
-            retry_after = _retry_after(resp.headers.get("retry-after"))
-            ctype = resp.headers.get("content-type")
+            status, raw, retry_after, ctype = _exchange(lambda: _fetch(url, hdrs), deadline, plpy)
         except _TooLarge:
             raise ResultTooLarge(
                 f"the document at location_uri (host {host}) is larger than "
@@ -284,8 +402,6 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int) -> Docum
                 attempts=attempt) from None
         except (httpx.TransportError, httpcore.NetworkError, OSError) as e:
             failure = e
-        finally:
-            _deadline = float("inf")
         if status is not None and 200 <= status < 300:
             return Document(status, raw, ctype, attempt)
         retryable = status is None or status in (408, 429) or status >= 500
@@ -316,7 +432,7 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int) -> Docum
                 cls, hint = ProviderRejected, "Check location_uri."
             raise cls(f"host {host} refused the location_uri document (HTTP {status})",
                       detail=detail, hint=hint, status=status, attempts=attempt)
-        time.sleep(wait)
+        _pause(wait, plpy)
 
 
 def _backoff(attempt: int) -> float:
