@@ -29,6 +29,7 @@ import ipaddress
 import json
 import queue
 import random
+import signal
 import socket
 import ssl
 import threading
@@ -95,16 +96,31 @@ class _Job:
                 pass
 
 
+def _start_thread(target, name):
+    """A daemon thread that never runs PostgreSQL's signal handlers: they are
+    written for the backend's own thread (statement_timeout's SIGALRM handler
+    edits the timeout list the backend is using), so every signal is blocked
+    in the new thread from its first instruction (it inherits the mask)."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        threading.Thread(target=target, name=name, daemon=True).start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class _Worker:
     """The backend's HTTP thread: runs one _Job at a time and calls no PostgreSQL API."""
 
     def __init__(self):
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()
-        threading.Thread(target=self._run, name="dbms_cloud_ai-http", daemon=True).start()
+        _start_thread(self._run, "dbms_cloud_ai-http")
 
     def _run(self):
         while True:
-            self.jobs.get().run()
+            job = self.jobs.get()
+            job.run()
+            if job.abandoned:  # the backend has a new worker by now
+                return
 
 
 _worker: _Worker | None = None
@@ -217,7 +233,7 @@ def _resolve(host: str, port: int, timeout: float) -> list[str]:
         except OSError as e:
             found["error"] = e
         done.set()
-    threading.Thread(target=lookup, name="dbms_cloud_ai-resolve", daemon=True).start()
+    _start_thread(lookup, "dbms_cloud_ai-resolve")
     if not done.wait(min(timeout, 86400.0)):
         raise httpcore.ConnectTimeout(f"no answer from DNS for {host} within the call's deadline")
     if "error" in found:
