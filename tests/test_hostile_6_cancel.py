@@ -85,11 +85,13 @@ TERMINATE_CASES = [("chat", "openai"), ("chat", "anthropic"), ("showsql", "opena
                    ("summarize location_uri", "openai"), ("embedding", "openai")]
 
 
-def start(db, llm, what, wire, conn=None):
+def start(db, llm, what, wire, setting=None):
     """alice's call ``what`` waiting on the silent fake server: (conn, thread, out)."""
-    conn = conn or db.connect("alice")
+    conn = db.connect("alice")
     conn.execute(f"set dbms_cloud_ai.http_timeout = '{TIMEOUT}'")
     call = CALLS[what](conn, llm, wire)
+    if setting:
+        conn.execute(setting)
     seen = len(llm.requests)
     out: dict = {"before": row_counts(db)}
 
@@ -186,9 +188,7 @@ def test_cancel_while_waiting_to_retry(db, llm):
 
 
 def test_statement_timeout_ends_the_wait(db, llm):
-    conn = db.connect("alice")
-    conn.execute("set statement_timeout = '1500ms'")
-    conn, th, out = start(db, llm, "chat", "openai", conn=conn)
+    conn, th, out = start(db, llm, "chat", "openai", setting="set statement_timeout = '1500ms'")
     th.join(10)
     elapsed = out["ended"] - out["started"]
     # The HTTP deadline (statement_timeout less a margin) or the server's own

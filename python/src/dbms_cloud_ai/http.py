@@ -1,11 +1,12 @@
 """HTTP to LLM providers: one total deadline per call, bounded retries.
 
-PostgreSQL cannot interrupt Python: its signal handlers only set flags.  Each
-request therefore runs on a worker thread (one per backend, reused) while the
-backend's thread waits in slices of POLL_INTERVAL and looks at the flags
-(``interrupts``): on a cancel, a statement timeout, a terminate or a lost client
-it abandons the request (shuts its socket, so the worker ends; the worker never
-calls plpy) and lets PostgreSQL raise its own error or end the backend.
+PostgreSQL cannot interrupt Python: its signal handlers only set flags.  While
+a request waits, a watchdog thread (one per backend, asleep when idle) looks at
+the flags every POLL_INTERVAL (``interrupts``); on a cancel, a statement
+timeout, a terminate or a lost client it shuts the request's socket, and the
+backend's thread, woken by the failed read, lets PostgreSQL raise its own error
+or end the backend.  The request itself stays on the backend's thread, so a
+call pays no thread hand-off.
 
 The HTTP layer still bounds itself.  httpx's timeouts are per socket operation: a server that drips one byte a
 second never trips them.  We therefore wrap httpcore's network backend so every
@@ -27,7 +28,6 @@ from __future__ import annotations
 import email.utils
 import ipaddress
 import json
-import queue
 import random
 import signal
 import socket
@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import certifi
 import httpcore
 import httpx
+from httpcore._backends.sync import SyncStream  # httpcore is pinned (requirements.txt)
 
 from . import interrupts
 from .errors import (
@@ -58,37 +59,24 @@ BACKOFF_BASE = 0.5      # seconds; attempt n waits up to BACKOFF_BASE * 2**(n-1)
 BACKOFF_CAP = 8.0
 
 POLL_INTERVAL = 0.1     # seconds between looks at PostgreSQL's interrupt flags while waiting
-
-_local = threading.local()  # .job: the _Job the worker thread is running
+WATCH_IDLE = 1.0        # the watchdog sleeps after this long without a request in flight
 
 
 class _Job:
-    """One HTTP exchange handed to the worker thread."""
+    """The request attempt the backend's thread is making."""
 
-    __slots__ = ("abandoned", "deadline", "done", "error", "fn", "result", "stream")
+    __slots__ = ("abandoned", "deadline", "sock")
 
-    def __init__(self, fn, deadline):
-        self.fn, self.deadline = fn, deadline
-        self.done = threading.Event()
-        self.result = self.error = self.stream = None
+    def __init__(self, deadline):
+        self.deadline = deadline
+        self.sock = None
         self.abandoned = False
 
-    def run(self):
-        _local.job = self
-        try:
-            self.result = self.fn()
-        except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
-            self.error = e
-        finally:
-            _local.job = None
-            self.done.set()
-
     def abandon(self):
-        """Stop waiting for this exchange: its socket is shut (a blocked read or
-        write returns at once), and any later operation fails."""
+        """Shut the attempt's socket: a blocked connect, read or write returns
+        at once, and any later operation of this attempt fails."""
         self.abandoned = True
-        stream = self.stream
-        sock = getattr(getattr(stream, "_inner", None), "_sock", None)
+        sock = self.sock
         if sock is not None:
             try:  # socket.socket's own shutdown: SSLSocket's would drop its SSL object
                 socket.socket.shutdown(sock, socket.SHUT_RDWR)
@@ -96,11 +84,14 @@ class _Job:
                 pass
 
 
+_job: _Job | None = None   # set around each attempt, by the backend's thread only
+
+
 def _start_thread(target, name):
     """A daemon thread that never runs PostgreSQL's signal handlers: they are
     written for the backend's own thread (statement_timeout's SIGALRM handler
-    edits the timeout list the backend is using), so every signal is blocked
-    in the new thread from its first instruction (it inherits the mask)."""
+    edits the timeout list the backend may be using), so every signal is
+    blocked in the new thread from its first instruction (it inherits the mask)."""
     old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
     try:
         threading.Thread(target=target, name=name, daemon=True).start()
@@ -108,73 +99,94 @@ def _start_thread(target, name):
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-class _Worker:
-    """The backend's HTTP thread: runs one _Job at a time and calls no PostgreSQL API."""
+class _Watchdog:
+    """While the backend's thread waits on the network, look at PostgreSQL's
+    interrupt flags every POLL_INTERVAL; on a cancel, statement timeout,
+    terminate or lost client, abandon the attempt (shut its socket).  The
+    backend's thread, woken by the failed socket operation, then lets
+    PostgreSQL act (_exchange).  The watchdog calls no PostgreSQL API, costs
+    the request path two attribute writes, and sleeps when no request is made."""
 
     def __init__(self):
-        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
-        _start_thread(self._run, "dbms_cloud_ai-http")
+        self.job: _Job | None = None
+        self.awake = False
+        self._wake = threading.Event()
+        _start_thread(self._run, "dbms_cloud_ai-watchdog")
+
+    def watch(self, job):
+        self.job = job
+        if not self.awake:
+            self.awake = True
+            self._wake.set()
 
     def _run(self):
         while True:
-            job = self.jobs.get()
-            job.run()
-            if job.abandoned:  # the backend has a new worker by now
-                return
+            self._wake.wait()
+            self._wake.clear()
+            while True:
+                idle = 0.0
+                while idle < WATCH_IDLE:
+                    time.sleep(POLL_INTERVAL)
+                    job = self.job
+                    if job is None:
+                        idle += POLL_INTERVAL
+                    elif not job.abandoned and interrupts.pending() and interrupts.stopping():
+                        job.abandon()
+                self.awake = False
+                if self.job is None:   # else a request began as we were leaving: go on
+                    break
+                self.awake = True
 
 
-_worker: _Worker | None = None
+_watchdog: _Watchdog | None = None
 
 
 def _exchange(fn, deadline: float, plpy):
-    """``fn()`` (one attempt) on the worker thread, under ``deadline``; this
-    thread waits and, every POLL_INTERVAL, lets PostgreSQL act on a pending
-    interrupt.  A cancel or terminate abandons the attempt (the worker and the
-    connection pool it used are left to end by themselves)."""
-    global _worker, _transport
-    if _worker is None:
-        _worker = _Worker()
-    job = _Job(fn, deadline)
-    _worker.jobs.put(job)
-    while not job.done.wait(POLL_INTERVAL):
-        if plpy is None or not interrupts.pending():
-            continue
-        stopping = interrupts.stopping()
-        try:
-            if stopping:
-                _worker = _transport = None
-                job.abandon()
-            interrupts.service(plpy)   # raises PostgreSQL's error, or the backend exits
-        except BaseException:
-            if not job.abandoned:
-                _worker = _transport = None
-                job.abandon()
-            raise
-        if stopping:  # the server holds the interrupt off for now: end the call anyway
-            raise CallInterrupted(
-                "the call was interrupted (cancel, statement_timeout or terminate) while it "
-                "waited on the network", hint="Retry the call.")
-    if job.error is not None:
-        raise job.error
-    return job.result
+    """``fn()`` (one attempt) under ``deadline``, watched for interrupts when
+    ``plpy`` is given.  A failure while a cancel, terminate or lost client is
+    pending becomes PostgreSQL's own error (or the backend's exit)."""
+    global _job, _watchdog, _transport
+    job = _job = _Job(deadline)
+    if plpy is not None:
+        if _watchdog is None:
+            _watchdog = _Watchdog()
+        _watchdog.watch(job)
+    try:
+        return fn()
+    except BaseException:
+        if plpy is not None and interrupts.stopping():
+            _interrupted(plpy, "waited on the network")
+        raise
+    finally:
+        _job = None
+        if _watchdog is not None:
+            _watchdog.job = None
+        if job.abandoned:  # a shut connection may still sit in the pool
+            _transport = None
+
+
+def _interrupted(plpy, what):
+    """Let PostgreSQL act on the pending interrupt: its own error (57014), or
+    the backend exits.  If the server holds it off, the call ends anyway."""
+    interrupts.service(plpy)
+    if interrupts.stopping():
+        raise CallInterrupted(f"the call was interrupted (cancel, statement_timeout or terminate) "
+                              f"while it {what}", hint="Retry the call.")
 
 
 def _pause(seconds: float, plpy) -> None:
-    """Sleep between retries, acting on interrupts like _exchange."""
+    """Sleep between retries, acting on interrupts every POLL_INTERVAL."""
     end = time.monotonic() + seconds
     while (left := end - time.monotonic()) > 0:
         time.sleep(min(left, POLL_INTERVAL))
         if plpy is not None and interrupts.pending():
-            stopping = interrupts.stopping()
-            interrupts.service(plpy)
-            if stopping:
-                raise CallInterrupted(
-                    "the call was interrupted (cancel, statement_timeout or terminate) while it "
-                    "waited to retry", hint="Retry the call.")
+            if interrupts.stopping():
+                _interrupted(plpy, "waited to retry")
+            interrupts.service(plpy)   # one the server handles and goes on
 
 
 def _left(timeout):
-    job = getattr(_local, "job", None)
+    job = _job
     if job is None:
         return float("inf") if timeout is None else timeout
     if job.abandoned:
@@ -186,9 +198,9 @@ def _left(timeout):
 
 
 def _current(stream):
-    job = getattr(_local, "job", None)
+    job = _job
     if job is not None:
-        job.stream = stream
+        job.sock = getattr(stream._inner, "_sock", None)
 
 
 class _DeadlineStream(httpcore.NetworkStream):
@@ -234,28 +246,56 @@ def _resolve(host: str, port: int, timeout: float) -> list[str]:
             found["error"] = e
         done.set()
     _start_thread(lookup, "dbms_cloud_ai-resolve")
-    if not done.wait(min(timeout, 86400.0)):
-        raise httpcore.ConnectTimeout(f"no answer from DNS for {host} within the call's deadline")
+    end = time.monotonic() + min(timeout, 86400.0)
+    while not done.wait(min(POLL_INTERVAL, max(0.0, end - time.monotonic()))):
+        if _job is not None and _job.abandoned:
+            raise httpcore.ConnectError(f"the call was abandoned while DNS looked up {host}")
+        if time.monotonic() >= end:
+            raise httpcore.ConnectTimeout(f"no answer from DNS for {host} within the call's deadline")
     if "error" in found:
         raise httpcore.ConnectError(f"DNS lookup of {host} failed: {found['error']}")
     return list(dict.fromkeys(a[4][0] for a in found["addrs"]))
 
 
 class _DeadlineBackend(httpcore.NetworkBackend):
-    def __init__(self):
-        self._inner = httpcore.SyncBackend()
-
     def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
         # Connect to each address in turn, as socket.create_connection would;
         # TLS still verifies the host name (httpcore passes it to start_tls).
         failure = None
         for address in _resolve(host, port, _left(timeout)):
             try:
-                return _DeadlineStream(self._inner.connect_tcp(
-                    address, port, _left(timeout), local_address, socket_options))
+                return _DeadlineStream(self._connect(address, port, _left(timeout), socket_options))
             except httpcore.ConnectError as e:
                 failure = e
         raise failure or httpcore.ConnectError(f"no address for {host}")
+
+    @staticmethod
+    def _connect(address, port, timeout, socket_options):
+        """httpcore's SyncBackend.connect_tcp, except that the socket is known
+        to the attempt before connect() blocks, so the watchdog can shut it."""
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        try:
+            sock = socket.socket(family, socket.SOCK_STREAM)
+        except OSError as e:
+            raise httpcore.ConnectError(str(e)) from None
+        if _job is not None:
+            _job.sock = sock
+        try:
+            sock.settimeout(timeout)
+            sock.connect((address, port))
+            for option in socket_options or ():
+                sock.setsockopt(*option)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except TimeoutError:
+            sock.close()
+            raise httpcore.ConnectTimeout("connect timed out") from None
+        except OSError as e:
+            sock.close()
+            raise httpcore.ConnectError(str(e) or type(e).__name__) from None
+        if _job is not None and _job.abandoned:
+            sock.close()
+            raise httpcore.ConnectError("the call was abandoned")
+        return SyncStream(sock)
 
     def connect_unix_socket(self, path, timeout=None, socket_options=None):
         raise httpcore.ConnectError("unix sockets are not used")

@@ -4,8 +4,9 @@ A backend's signal handlers only set flags (``QueryCancelPending`` for
 pg_cancel_backend and statement_timeout, ``ProcDiePending`` for
 pg_terminate_backend, ``InterruptPending`` for any of them); the server acts on
 them at its next CHECK_FOR_INTERRUPTS, which Python code waiting in a socket
-read never reaches.  The HTTP layer therefore waits in short slices and looks
-here between them.  The flags are ``volatile sig_atomic_t`` globals exported by
+read never reaches.  The HTTP layer's watchdog thread therefore looks here
+every 100 ms while a request waits (``pending``, ``stopping``: plain reads, safe
+from any thread).  The flags are ``volatile sig_atomic_t`` globals exported by
 the postgres binary: reading one is a plain load, as the server's own code does.
 
 When something is pending, ``service`` runs a trivial query: the executor's
@@ -20,7 +21,6 @@ not at the call's deadline.
 
 from __future__ import annotations
 
-import ctypes
 import select
 
 from . import db
@@ -33,18 +33,20 @@ _GONE = getattr(select, "POLLRDHUP", 0) | select.POLLHUP | select.POLLERR | sele
 
 
 def _load():
+    """Find the flags (once; the watchdog thread or the backend's may be first)."""
     global _flags, _client_fd
-    _flags = {}
+    import ctypes  # here, not at the top: only a wait longer than one poll interval needs it
     try:
         lib = ctypes.CDLL(None)
         flags = {name: ctypes.c_int.in_dll(lib, name) for name in _FLAGS}
         port = ctypes.c_void_p.in_dll(lib, "MyProcPort").value
     except (OSError, ValueError):  # not inside a postgres backend (unit tests)
+        _flags = {}
         return
-    _flags = flags
     if port:
         # struct Port starts with "pgsocket sock" (libpq/libpq-be.h)
         _client_fd = ctypes.c_int.from_address(port).value
+    _flags = flags
 
 
 def _client_gone() -> bool:
@@ -78,6 +80,8 @@ def stopping() -> bool:
     """Whether the pending interrupt ends the statement (cancel, statement
     timeout) or the backend (terminate, client gone), rather than being one
     the server handles and goes on (a barrier, a memory-context dump)."""
+    if _flags is None:
+        _load()
     return bool(_flags) and any(_flags[n].value for n in _FLAGS[1:])
 
 
