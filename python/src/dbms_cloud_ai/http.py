@@ -278,9 +278,11 @@ class _DeadlineBackend(httpcore.NetworkBackend):
             sock = socket.socket(family, socket.SOCK_STREAM)
         except OSError as e:
             raise httpcore.ConnectError(str(e)) from None
-        if _job is not None:
-            _job.sock = sock
         try:
+            if _job is not None:
+                _job.sock = sock
+                if _job.abandoned:  # the watchdog may have shut the previous socket just now
+                    raise OSError("the call was abandoned")
             sock.settimeout(timeout)
             sock.connect((address, port))
             for option in socket_options or ():
@@ -454,7 +456,8 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int, plpy=Non
             raise ProviderTimeout(
                 f"host {host} did not send the location_uri document within the call's deadline",
                 detail=f"gave up after {time.monotonic() - started:.1f}s and {attempt} attempt(s)",
-                hint="Raise dbms_cloud_ai.http_timeout or statement_timeout, or retry later.",
+                hint="Raise dbms_cloud_ai.http_timeout or statement_timeout (both within the "
+                     "administrator's max_wait), or retry later.",
                 attempts=attempt) from None
         except (httpx.TransportError, httpcore.NetworkError, OSError) as e:
             failure = e
@@ -605,7 +608,8 @@ def _timeout(provider, started, attempts):
     return ProviderTimeout(
         f"provider {provider} did not answer within the call's deadline",
         detail=f"gave up after {time.monotonic() - started:.1f}s and {attempts} attempt(s)",
-        hint="Raise dbms_cloud_ai.http_timeout or statement_timeout, or retry later.",
+        hint="Raise dbms_cloud_ai.http_timeout or statement_timeout (both within the "
+             "administrator's max_wait), or retry later.",
         attempts=attempts)
 
 
