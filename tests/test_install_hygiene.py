@@ -826,6 +826,7 @@ STEPS = [
     # administration
     Step(f"{D}.summarize_usage(integer)", f"select {D}.summarize_usage(1) >= 0", ADMIN),
     Step(f"{D}.set_token_budget(text,bigint)", f"select {D}.set_token_budget('alice', 1000000)", ADMIN),
+    Step(f"{D}.set_max_wait(double precision)", f"select {D}.set_max_wait(300)", ADMIN),
     Step(f"{D}.set_model_price(text,text,numeric,numeric,text)",
          f"select {D}.set_model_price('openai', 'gpt-x', 1, 2)", ADMIN),
     Step(f"{D}.append_host_ace(text,text,integer,integer)",

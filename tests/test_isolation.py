@@ -14,6 +14,8 @@ TABLES = ("dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._ho
           # accounting and usage reports (tests/test_accounting.py)
           "dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source", "dbms_cloud_ai._token_budget",
           "dbms_cloud_ai._model_price", "dbms_cloud_ai._usage_daily", "dbms_cloud_ai._usage_state",
+          # administrators' limits (tests/test_hostile_6_cancel.py)
+          "dbms_cloud_ai._admin_setting",
           # long-term memory (tests/test_memory_*.py)
           "dbms_cloud_ai._memory_role", "dbms_cloud_ai._memory_organization", "dbms_cloud_ai._memory",
           "dbms_cloud_ai._memory_job", "dbms_cloud_ai._memory_erasure")

@@ -92,6 +92,8 @@ def test_user_tables_are_dumped_by_pg_dump(db):
                       # (_usage_daily, _usage_state) is derived and rebuilt after a restore.
                       "dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source",
                       "dbms_cloud_ai._token_budget", "dbms_cloud_ai._model_price",
+                      # administrators' limits (max_wait)
+                      "dbms_cloud_ai._admin_setting",
                       # long-term memory: settings, memories, jobs and the erasure audit
                       "dbms_cloud_ai._memory_role", "dbms_cloud_ai._memory_organization",
                       "dbms_cloud_ai._memory", "dbms_cloud_ai._memory_job",

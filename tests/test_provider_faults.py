@@ -20,7 +20,7 @@ savepoint, with a small deadline (dbms_cloud_ai.http_timeout).  For each one:
 
 Then: 20 sessions hit a 503 burst (jitter), a call waits on a hanging server
 while other sessions append, drop, purge and erase (locks, xid), a waiting call
-is cancelled or its client disconnects, and every attempt of a call carries the
+is cancelled or its client disconnects (it ends at once), and every attempt of a call carries the
 call's id in its client request id header.
 """
 
@@ -495,7 +495,7 @@ def test_waiting_call_holds_no_locks_and_no_xid(db, llm):
 
 # --- E5: cancel and disconnect mid-call ------------------------------------------------------
 
-def test_cancel_mid_call_is_bounded_and_writes_nothing(db, llm, turn):
+def test_cancel_mid_call_ends_it_at_once_and_writes_nothing(db, llm, turn):
     alice, cid = turn
     mh.memory_profile(alice, llm, name="P", credential="C_P")
     alice.execute(f"set dbms_cloud_ai.http_timeout = {DEADLINE}")
@@ -504,12 +504,13 @@ def test_cancel_mid_call_is_bounded_and_writes_nothing(db, llm, turn):
     before = row_counts(db)
     th, out = background(lambda: generate(alice, FAILING, params=params(cid)))
     in_flight(llm, FAILING)
+    sent = time.monotonic()
     assert db.admin.execute("select pg_cancel_backend(%s)", (alice.info.backend_pid,)).fetchone()[0]
     th.join(DEADLINE + 5)
-    # PostgreSQL cannot interrupt Python: the cancel is acted on when the call
-    # returns at its deadline, and the statement ends as cancelled.
+    # The wait looks at PostgreSQL's interrupt flags every 100 ms: the cancel
+    # ends it long before the deadline (tests/test_hostile_6_cancel.py measures).
     assert out["error"].sqlstate == "57014", out["error"]
-    assert out["elapsed"] <= DEADLINE + 1
+    assert time.monotonic() - sent <= 0.5 + SLACK
     assert changed(before, row_counts(db)) == {}
     llm.reset()
     assert mh.say(alice, "after the cancel", cid, profile="OK") == "fake answer"
@@ -525,8 +526,9 @@ conn.execute("select dbms_cloud_ai.generate(%s, 'P', 'chat', params => %s)", (sy
 
 @pytest.mark.parametrize("reply", ["hang", "late answer"])
 def test_client_disconnect_mid_call(db, llm, turn, reply):
-    """The client dies while its call waits: the backend ends within the deadline
-    and leaves no half turn (with a late answer the turn is whole or absent)."""
+    """The client dies while its call waits: the backend ends at once (the wait
+    checks the client socket) and leaves no half turn (with a late answer the
+    turn is whole or absent)."""
     alice, cid = turn
     mh.memory_profile(alice, llm, name="P", credential="C_P")
     llm.reset()
@@ -546,7 +548,7 @@ def test_client_disconnect_mid_call(db, llm, turn, reply):
         client.wait()
     while db.admin.execute("select count(*) from pg_stat_activity where pid = %s",
                            (pid,)).fetchone()[0]:
-        assert time.monotonic() - started <= DEADLINE + 1, "the backend outlived its deadline"
+        assert time.monotonic() - started <= 0.5 + SLACK, "the backend outlived its client"
         time.sleep(0.05)
     diff = changed(before, row_counts(db))
     prompts = db.admin.execute("select prompt_response from dbms_cloud_ai._conversation_prompt "

@@ -66,6 +66,7 @@ def seed(db, llm) -> dict:
         adm.execute("select dbms_cloud_ai.append_host_ace(%s, %s)", (f"{r}.example", r))
     adm.execute("select dbms_cloud_ai.append_host_ace('analysts.example', 'analysts')")
     adm.execute("select dbms_cloud_ai.set_model_price('openai', 'gpt-x', 1, 2)")
+    adm.execute("select dbms_cloud_ai.set_max_wait(300)")
     for r in ROLES:
         conn = conns[r]
         make_profile(conn, llm, key=f"sk-{r}-key", long_term_memory=True)
@@ -195,6 +196,9 @@ ROW_OWNER = {
     "dbms_cloud_ai._model_price": (None, "currency",
         "insert into dbms_cloud_ai._model_price (provider, model, input_per_million, output_per_million) "
         "values ('openai', 'M' || gen_random_uuid(), 1, 1)"),
+    "dbms_cloud_ai._admin_setting": (None, "value",
+        "insert into dbms_cloud_ai._admin_setting (setting, value) values ('max_wait', 300) "
+        "on conflict do nothing"),
     "dbms_cloud_ai._usage_daily": ("owner", "calls",
         "insert into dbms_cloud_ai._usage_daily (day, owner, provider, calls, errors) "
         "values (current_date, {o}, 'openai', 1, 0)"),
@@ -345,6 +349,8 @@ EXPECTED = {
     # One row per role (the key): renaming one's row onto another role's collides.
     "dbms_cloud_ai._memory_role": {USERS: READ_ONLY, "ai_admin": ADMIN_MANAGED[:4] + ("23505", "all")},
     "dbms_cloud_ai._model_price": {USERS: SHARED_READ, "ai_admin": ("rows", "ok", "n/a", "rows", "n/a", "rows")},
+    "dbms_cloud_ai._admin_setting": {USERS: SHARED_READ,
+                                     "ai_admin": ("rows", "ok", "n/a", "rows", "n/a", "rows")},
     # ai_admin administers organization acme only: no other organization can be made.
     "dbms_cloud_ai._memory_organization": {USERS: SHARED_READ,
                                            "ai_admin": ("rows", "refused", "n/a", "rows", "n/a", "rows")},

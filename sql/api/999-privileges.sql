@@ -34,6 +34,8 @@ grant update (input_tokens, output_tokens, tokens_estimated) on dbms_cloud_ai._m
 grant select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai._token_budget to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._token_budget to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai._admin_setting to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._admin_setting to dbms_cloud_ai_admin;
 
 grant select on dbms_cloud_ai._memory_role, dbms_cloud_ai._memory_organization to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._memory, dbms_cloud_ai._memory_job

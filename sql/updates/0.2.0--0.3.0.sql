@@ -11,5 +11,6 @@ update dbms_cloud_ai._model_call set output_tokens = 0 where output_tokens opera
 update dbms_cloud_ai._model_call set latency_ms = 0 where latency_ms operator(pg_catalog.<) 0;
 update dbms_cloud_ai._model_call set attempts = 1 where attempts operator(pg_catalog.<) 1;
 -- include schema/062-accounting-writer.sql
+-- include schema/091-admin-settings.sql
 
 -- include schema/098-table-owner.sql

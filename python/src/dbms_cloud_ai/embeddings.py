@@ -66,9 +66,10 @@ def embed(plpy, attrs: dict, text: str, ctx=None) -> Vector:
     started = time.monotonic()
     try:
         reply = http.post_json(url, headers, provider.embedding_body(text, model, attrs),
-                               provider=provider.name, deadline=deadline, max_attempts=attempts)
+                               provider=provider.name, deadline=deadline, max_attempts=attempts,
+                               plpy=plpy)
         emb = provider.parse_embedding(reply.data, model)
-    except DcaError as e:
+    except (DcaError, plpy.SPIError) as e:  # SPIError: a cancel PostgreSQL raised while we waited
         accounting.record(provider=provider.name, model=model, purpose="embedding",
                           prompt_version=PROMPT_VERSION, error=e,
                           latency_ms=(time.monotonic() - started) * 1000,

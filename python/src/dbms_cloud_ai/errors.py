@@ -100,6 +100,14 @@ class ProviderRejected(ProviderError):
     sqlstate, condition = "LL004", "provider_rejected_request"
 
 
+class CallInterrupted(DcaError):
+    """A cancel, statement timeout or terminate arrived while a call waited on
+    the network and the server held it off; usually PostgreSQL raises its own
+    57014 (or ends the backend) first."""
+
+    sqlstate, condition = "57014", "query_canceled"
+
+
 class TokenBudgetExceeded(DcaError):
     """A daily token budget would be exceeded: refused before any request."""
 
@@ -174,6 +182,10 @@ SQLSTATES = {
               "feedback classification that is neither positive nor negative)"),
     "LL004": ("provider_rejected_request",
               "any other HTTP 4xx (400, 404, 422, ...) or a redirect; not retried"),
+    "57014": ("query_canceled",
+              "pg_cancel_backend or statement_timeout while a call waited on the provider or a "
+              "location_uri host (PostgreSQL's own error; the wait ends within 0.1 s and nothing "
+              "is written)"),
     "53400": ("configuration_limit_exceeded",
               "a daily token budget (dbms_cloud_ai.set_token_budget) would be exceeded; "
               "refused before any request is sent"),

@@ -1,8 +1,14 @@
 """HTTP to LLM providers: one total deadline per call, bounded retries.
 
-PostgreSQL cannot interrupt Python (statement_timeout and pg_cancel_backend
-wait until control returns to the server), so the HTTP layer must bound itself.
-httpx's timeouts are per socket operation: a server that drips one byte a
+PostgreSQL cannot interrupt Python: its signal handlers only set flags.  While
+a request waits, a watchdog thread (one per backend, asleep when idle) looks at
+the flags every POLL_INTERVAL (``interrupts``); on a cancel, a statement
+timeout, a terminate or a lost client it shuts the request's socket, and the
+backend's thread, woken by the failed read, lets PostgreSQL raise its own error
+or end the backend.  The request itself stays on the backend's thread, so a
+call pays no thread hand-off.
+
+The HTTP layer still bounds itself.  httpx's timeouts are per socket operation: a server that drips one byte a
 second never trips them.  We therefore wrap httpcore's network backend so every
 connect, read and write (and the DNS lookup, which has no timeout of its own)
 is given at most the time left before one wall-clock deadline, and we cap the
@@ -23,6 +29,7 @@ import email.utils
 import ipaddress
 import json
 import random
+import signal
 import socket
 import ssl
 import threading
@@ -33,8 +40,11 @@ from dataclasses import dataclass
 import certifi
 import httpcore
 import httpx
+from httpcore._backends.sync import SyncStream  # httpcore is pinned (requirements.txt)
 
+from . import interrupts
 from .errors import (
+    CallInterrupted,
     ProviderAuthFailed,
     ProviderBadResponse,
     ProviderRateLimited,
@@ -48,14 +58,149 @@ MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 BACKOFF_BASE = 0.5      # seconds; attempt n waits up to BACKOFF_BASE * 2**(n-1)
 BACKOFF_CAP = 8.0
 
-_deadline = float("inf")  # monotonic time; set around each call (backends are single-threaded)
+POLL_INTERVAL = 0.1     # seconds between looks at PostgreSQL's interrupt flags while waiting
+WATCH_IDLE = 1.0        # the watchdog sleeps after this long without a request in flight
+
+
+class _Job:
+    """The request attempt the backend's thread is making."""
+
+    __slots__ = ("abandoned", "deadline", "sock")
+
+    def __init__(self, deadline):
+        self.deadline = deadline
+        self.sock = None
+        self.abandoned = False
+
+    def abandon(self):
+        """Shut the attempt's socket: a blocked connect, read or write returns
+        at once, and any later operation of this attempt fails."""
+        self.abandoned = True
+        sock = self.sock
+        if sock is not None:
+            try:  # socket.socket's own shutdown: SSLSocket's would drop its SSL object
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+_job: _Job | None = None   # set around each attempt, by the backend's thread only
+
+
+def _start_thread(target, name):
+    """A daemon thread that never runs PostgreSQL's signal handlers: they are
+    written for the backend's own thread (statement_timeout's SIGALRM handler
+    edits the timeout list the backend may be using), so every signal is
+    blocked in the new thread from its first instruction (it inherits the mask)."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        threading.Thread(target=target, name=name, daemon=True).start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+class _Watchdog:
+    """While the backend's thread waits on the network, look at PostgreSQL's
+    interrupt flags every POLL_INTERVAL; on a cancel, statement timeout,
+    terminate or lost client, abandon the attempt (shut its socket).  The
+    backend's thread, woken by the failed socket operation, then lets
+    PostgreSQL act (_exchange).  The watchdog calls no PostgreSQL API, costs
+    the request path two attribute writes, and sleeps when no request is made."""
+
+    def __init__(self):
+        self.job: _Job | None = None
+        self.awake = False
+        self._wake = threading.Event()
+        _start_thread(self._run, "dbms_cloud_ai-watchdog")
+
+    def watch(self, job):
+        self.job = job
+        if not self.awake:
+            self.awake = True
+            self._wake.set()
+
+    def _run(self):
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            while True:
+                idle = 0.0
+                while idle < WATCH_IDLE:
+                    time.sleep(POLL_INTERVAL)
+                    job = self.job
+                    if job is None:
+                        idle += POLL_INTERVAL
+                    elif not job.abandoned and interrupts.pending() and interrupts.stopping():
+                        job.abandon()
+                self.awake = False
+                if self.job is None:   # else a request began as we were leaving: go on
+                    break
+                self.awake = True
+
+
+_watchdog: _Watchdog | None = None
+
+
+def _exchange(fn, deadline: float, plpy):
+    """``fn()`` (one attempt) under ``deadline``, watched for interrupts when
+    ``plpy`` is given.  A failure while a cancel, terminate or lost client is
+    pending becomes PostgreSQL's own error (or the backend's exit)."""
+    global _job, _watchdog, _transport
+    job = _job = _Job(deadline)
+    if plpy is not None:
+        if _watchdog is None:
+            _watchdog = _Watchdog()
+        _watchdog.watch(job)
+    try:
+        return fn()
+    except BaseException:
+        if plpy is not None and interrupts.stopping():
+            _interrupted(plpy, "waited on the network")
+        raise
+    finally:
+        _job = None
+        if _watchdog is not None:
+            _watchdog.job = None
+        if job.abandoned:  # a shut connection may still sit in the pool
+            _transport = None
+
+
+def _interrupted(plpy, what):
+    """Let PostgreSQL act on the pending interrupt: its own error (57014), or
+    the backend exits.  If the server holds it off, the call ends anyway."""
+    interrupts.service(plpy)
+    if interrupts.stopping():
+        raise CallInterrupted(f"the call was interrupted (cancel, statement_timeout or terminate) "
+                              f"while it {what}", hint="Retry the call.")
+
+
+def _pause(seconds: float, plpy) -> None:
+    """Sleep between retries, acting on interrupts every POLL_INTERVAL."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        time.sleep(min(left, POLL_INTERVAL))
+        if plpy is not None and interrupts.pending():
+            if interrupts.stopping():
+                _interrupted(plpy, "waited to retry")
+            interrupts.service(plpy)   # one the server handles and goes on
 
 
 def _left(timeout):
-    left = _deadline - time.monotonic()
+    job = _job
+    if job is None:
+        return float("inf") if timeout is None else timeout
+    if job.abandoned:
+        raise httpcore.ReadError("the call was abandoned")
+    left = job.deadline - time.monotonic()
     if left <= 0:
         raise httpcore.ReadTimeout("deadline exceeded")
     return left if timeout is None else min(timeout, left)
+
+
+def _current(stream):
+    job = _job
+    if job is not None:
+        job.sock = getattr(stream._inner, "_sock", None)
 
 
 class _DeadlineStream(httpcore.NetworkStream):
@@ -63,9 +208,11 @@ class _DeadlineStream(httpcore.NetworkStream):
         self._inner = inner
 
     def read(self, max_bytes, timeout=None):
+        _current(self)
         return self._inner.read(max_bytes, _left(timeout))
 
     def write(self, buffer, timeout=None):
+        _current(self)
         self._inner.write(buffer, _left(timeout))
 
     def close(self):
@@ -98,29 +245,59 @@ def _resolve(host: str, port: int, timeout: float) -> list[str]:
         except OSError as e:
             found["error"] = e
         done.set()
-    threading.Thread(target=lookup, name="dbms_cloud_ai-resolve", daemon=True).start()
-    if not done.wait(min(timeout, 86400.0)):
-        raise httpcore.ConnectTimeout(f"no answer from DNS for {host} within the call's deadline")
+    _start_thread(lookup, "dbms_cloud_ai-resolve")
+    end = time.monotonic() + min(timeout, 86400.0)
+    while not done.wait(min(POLL_INTERVAL, max(0.0, end - time.monotonic()))):
+        if _job is not None and _job.abandoned:
+            raise httpcore.ConnectError(f"the call was abandoned while DNS looked up {host}")
+        if time.monotonic() >= end:
+            raise httpcore.ConnectTimeout(f"no answer from DNS for {host} within the call's deadline")
     if "error" in found:
         raise httpcore.ConnectError(f"DNS lookup of {host} failed: {found['error']}")
     return list(dict.fromkeys(a[4][0] for a in found["addrs"]))
 
 
 class _DeadlineBackend(httpcore.NetworkBackend):
-    def __init__(self):
-        self._inner = httpcore.SyncBackend()
-
     def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
         # Connect to each address in turn, as socket.create_connection would;
         # TLS still verifies the host name (httpcore passes it to start_tls).
         failure = None
         for address in _resolve(host, port, _left(timeout)):
             try:
-                return _DeadlineStream(self._inner.connect_tcp(
-                    address, port, _left(timeout), local_address, socket_options))
+                return _DeadlineStream(self._connect(address, port, _left(timeout), socket_options))
             except httpcore.ConnectError as e:
                 failure = e
         raise failure or httpcore.ConnectError(f"no address for {host}")
+
+    @staticmethod
+    def _connect(address, port, timeout, socket_options):
+        """httpcore's SyncBackend.connect_tcp, except that the socket is known
+        to the attempt before connect() blocks, so the watchdog can shut it."""
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        try:
+            sock = socket.socket(family, socket.SOCK_STREAM)
+        except OSError as e:
+            raise httpcore.ConnectError(str(e)) from None
+        try:
+            if _job is not None:
+                _job.sock = sock
+                if _job.abandoned:  # the watchdog may have shut the previous socket just now
+                    raise OSError("the call was abandoned")
+            sock.settimeout(timeout)
+            sock.connect((address, port))
+            for option in socket_options or ():
+                sock.setsockopt(*option)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except TimeoutError:
+            sock.close()
+            raise httpcore.ConnectTimeout("connect timed out") from None
+        except OSError as e:
+            sock.close()
+            raise httpcore.ConnectError(str(e) or type(e).__name__) from None
+        if _job is not None and _job.abandoned:
+            sock.close()
+            raise httpcore.ConnectError("the call was abandoned")
+        return SyncStream(sock)
 
     def connect_unix_socket(self, path, timeout=None, socket_options=None):
         raise httpcore.ConnectError("unix sockets are not used")
@@ -174,14 +351,14 @@ class Reply:
 
 
 def post_json(url: str, headers: dict, body: dict, *, provider: str,
-              deadline: float, max_attempts: int) -> Reply:
+              deadline: float, max_attempts: int, plpy=None) -> Reply:
     """POST ``body``; return the decoded JSON of a 2xx reply or raise a ProviderError.
 
     ``deadline`` is a time.monotonic() value that nothing here goes past.
     Retried: connection failures, 408, 409, 429 and 5xx, with full-jitter
     exponential backoff, honouring Retry-After when it fits before the deadline.
+    With ``plpy``, a cancel or terminate ends the wait (see _exchange).
     """
-    global _deadline
     payload = json.dumps(body, ensure_ascii=False).encode()
     # Only encodings _decompress can bound (httpx would add br/zstd if installed).
     hdrs = {"content-type": "application/json", "accept": "application/json",
@@ -192,9 +369,8 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
     while True:
         attempt += 1
         status = None
-        _deadline = deadline
         try:
-            status, raw, retry_after = _send(url, hdrs, payload)
+            status, raw, retry_after = _exchange(lambda: _send(url, hdrs, payload), deadline, plpy)
         except _TooLarge as e:
             raise ProviderBadResponse(
                 f"provider {provider} sent a response larger than {MAX_RESPONSE_BYTES} bytes",
@@ -210,8 +386,6 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
             raise _timeout(provider, started, attempt) from None
         except (httpx.TransportError, httpcore.NetworkError, OSError) as e:
             failure = e
-        finally:
-            _deadline = float("inf")
         if status is None:
             if attempt >= max_attempts:
                 raise _unavailable(provider, url, failure, attempt)
@@ -233,7 +407,7 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
             if status is None:
                 raise _unavailable(provider, url, failure, attempt, note)
             raise _http_error(provider, status, raw, attempt, secrets, note=note)
-        time.sleep(wait)
+        _pause(wait, plpy)
 
 
 @dataclass
@@ -244,11 +418,19 @@ class Document:
     attempts: int
 
 
-def get(url: str, headers: dict, *, deadline: float, max_attempts: int) -> Document:
+def _fetch(url, hdrs):
+    """One GET attempt: (status, body, Retry-After, content type)."""
+    resp = transport().handle_request(httpx.Request("GET", _url(url), headers=hdrs))
+    status, raw = resp.status_code, _read(resp)
+    if resp.headers.get("content-encoding") and 200 <= status < 300:
+        raw = _decompress(raw, resp.headers["content-encoding"], status)
+    return status, raw, _retry_after(resp.headers.get("retry-after")), resp.headers.get("content-type")
+
+
+def get(url: str, headers: dict, *, deadline: float, max_attempts: int, plpy=None) -> Document:
     """GET a document (summarize's location_uri) under post_json's rules: one
     deadline, the same retries, at most MAX_RESPONSE_BYTES after decompression,
-    no redirects, credentials masked in error details."""
-    global _deadline
+    no redirects, credentials masked in error details, interrupts acted on."""
     hdrs = {"accept": "text/plain, text/markdown, text/*;q=0.9, */*;q=0.1",
             "accept-encoding": "gzip, deflate", **headers}
     secrets = _secrets(headers)
@@ -258,14 +440,8 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int) -> Docum
     while True:
         attempt += 1
         status = failure = None
-        _deadline = deadline
         try:
-            resp = transport().handle_request(httpx.Request("GET", _url(url), headers=hdrs))
-            status, raw = resp.status_code, _read(resp)
-            if resp.headers.get("content-encoding") and 200 <= status < 300:
-                raw = _decompress(raw, resp.headers["content-encoding"], status)
-            retry_after = _retry_after(resp.headers.get("retry-after"))
-            ctype = resp.headers.get("content-type")
+            status, raw, retry_after, ctype = _exchange(lambda: _fetch(url, hdrs), deadline, plpy)
         except _TooLarge:
             raise ResultTooLarge(
                 f"the document at location_uri (host {host}) is larger than "
@@ -280,12 +456,11 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int) -> Docum
             raise ProviderTimeout(
                 f"host {host} did not send the location_uri document within the call's deadline",
                 detail=f"gave up after {time.monotonic() - started:.1f}s and {attempt} attempt(s)",
-                hint="Raise dbms_cloud_ai.http_timeout or statement_timeout, or retry later.",
+                hint="Raise dbms_cloud_ai.http_timeout or statement_timeout (both within the "
+                     "administrator's max_wait), or retry later.",
                 attempts=attempt) from None
         except (httpx.TransportError, httpcore.NetworkError, OSError) as e:
             failure = e
-        finally:
-            _deadline = float("inf")
         if status is not None and 200 <= status < 300:
             return Document(status, raw, ctype, attempt)
         retryable = status is None or status in (408, 429) or status >= 500
@@ -316,7 +491,7 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int) -> Docum
                 cls, hint = ProviderRejected, "Check location_uri."
             raise cls(f"host {host} refused the location_uri document (HTTP {status})",
                       detail=detail, hint=hint, status=status, attempts=attempt)
-        time.sleep(wait)
+        _pause(wait, plpy)
 
 
 def _backoff(attempt: int) -> float:
@@ -433,7 +608,8 @@ def _timeout(provider, started, attempts):
     return ProviderTimeout(
         f"provider {provider} did not answer within the call's deadline",
         detail=f"gave up after {time.monotonic() - started:.1f}s and {attempts} attempt(s)",
-        hint="Raise dbms_cloud_ai.http_timeout or statement_timeout, or retry later.",
+        hint="Raise dbms_cloud_ai.http_timeout or statement_timeout (both within the "
+             "administrator's max_wait), or retry later.",
         attempts=attempts)
 
 

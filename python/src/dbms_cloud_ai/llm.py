@@ -12,6 +12,7 @@ from .providers import ChatRequest, Completion
 DEFAULT_HTTP_TIMEOUT = 120.0  # seconds for one call, retries included
 DEFAULT_MAX_ATTEMPTS = 3
 MAX_HTTP_TIMEOUT = 3600.0
+DEFAULT_MAX_WAIT = 300.0      # the administrator's cap on any call's wait (set_max_wait)
 DEADLINE_MARGIN = 0.25        # leave time for the server to report the error itself
 
 _UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
@@ -41,15 +42,17 @@ SETTINGS_COLUMNS = """
            pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma,
            pg_catalog.current_setting('dbms_cloud_ai.schema_context_tokens', true) as sct,
            pg_catalog.current_setting('transaction_read_only') as ro,
-           pg_catalog.pg_current_xact_id_if_assigned()::text as xid"""
+           pg_catalog.pg_current_xact_id_if_assigned()::text as xid,
+           (select s.value from dbms_cloud_ai._admin_setting s where s.setting = 'max_wait') as mw"""
 _SETTINGS = "select" + SETTINGS_COLUMNS
 
 
 def _budget(plpy, row: dict | None = None) -> tuple[float, int]:
     """(deadline as time.monotonic(), max attempts) for a call starting now.
 
-    The deadline respects statement_timeout, counted from the start of the
-    statement, because PostgreSQL cannot cancel Python while it waits."""
+    The deadline is the smallest of dbms_cloud_ai.http_timeout, what is left
+    of statement_timeout (counted from the start of the statement) and the
+    administrator's max_wait, which no setting of the user's can raise."""
     if row is None:
         row = db.one(plpy, _SETTINGS)
     budget = DEFAULT_HTTP_TIMEOUT
@@ -60,6 +63,7 @@ def _budget(plpy, row: dict | None = None) -> tuple[float, int]:
                 f"invalid dbms_cloud_ai.http_timeout {row['ht']!r}",
                 detail=f"Use a duration between 1ms and {MAX_HTTP_TIMEOUT:g}s, e.g. '30s' or 30.",
                 hint="SET dbms_cloud_ai.http_timeout = '30s';")
+    budget = min(budget, row.get("mw") or DEFAULT_MAX_WAIT)
     st = _seconds(row["st"], "ms")
     if st:
         budget = min(budget, st - row["elapsed"] - DEADLINE_MARGIN)
@@ -104,9 +108,10 @@ def chat(plpy, attrs: dict, messages: list[dict], ctx=None, *, purpose: str = "a
     started = time.monotonic()
     try:
         reply = http.post_json(url, headers, provider.body(req, attrs),
-                               provider=provider.name, deadline=deadline, max_attempts=attempts)
+                               provider=provider.name, deadline=deadline, max_attempts=attempts,
+                               plpy=plpy)
         completion = provider.parse(reply.data, req)
-    except DcaError as e:
+    except (DcaError, plpy.SPIError) as e:  # SPIError: a cancel PostgreSQL raised while we waited
         accounting.record(provider=provider.name, model=req.model, purpose=purpose,
                           prompt_version=prompt_version, error=e,
                           latency_ms=(time.monotonic() - started) * 1000,
@@ -118,3 +123,19 @@ def chat(plpy, attrs: dict, messages: list[dict], ctx=None, *, purpose: str = "a
         completion=completion, latency_ms=reply.elapsed_ms, attempts=reply.attempts,
         call_id=call_id)
     return completion
+
+
+def set_max_wait(plpy, seconds) -> None:
+    """Admin: the longest any call may wait on the network; NULL: the default."""
+    acl.require_admin(plpy, "set_max_wait")
+    if seconds is None:
+        db.query(plpy, "delete from dbms_cloud_ai._admin_setting where setting = 'max_wait'")
+        return
+    if not 0 < seconds <= MAX_HTTP_TIMEOUT:
+        raise InvalidParameter(f"invalid max_wait {seconds!r}",
+                               detail=f"Use seconds above 0 and at most {MAX_HTTP_TIMEOUT:g}.",
+                               hint="SELECT dbms_cloud_ai.set_max_wait(300);")
+    db.query(plpy, """
+        insert into dbms_cloud_ai._admin_setting (setting, value) values ('max_wait', $1)
+        on conflict (setting) do update set value = excluded.value, modified = pg_catalog.now()""",
+             ("float8",), (seconds,))

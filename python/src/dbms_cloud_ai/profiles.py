@@ -141,7 +141,7 @@ class CallContext:
     profile: Profile
     credential: dict | None   # the caller's row for the profile's own credential_name
     aces: list                # host ACEs visible to the caller: [host, lower_port, upper_port]
-    settings: dict            # elapsed (s since statement start), st, ht, ma, sct, ro, xid
+    settings: dict            # elapsed (s since statement start), st, ht, ma, sct, ro, xid, mw
     session_conversation: str | None = None  # the setting dbms_cloud_ai.conversation_id
     who: str | None = None                   # current_user
     budgets: dict | None = None              # token budgets that apply: {role or PUBLIC: tokens}
@@ -186,6 +186,6 @@ def for_call(plpy, profile_name) -> CallContext:
         credential = {"name": row["cred_name"], "owner": row["cred_owner"], "secret": row["secret"],
                       "key_id": row["key_id"], "enabled": row["cred_enabled"]}
     return CallContext(profile, credential, json.loads(row["aces"] or "[]"),
-                       {k: row[k] for k in ("elapsed", "st", "ht", "ma", "sct", "ro", "xid")},
+                       {k: row[k] for k in ("elapsed", "st", "ht", "ma", "sct", "ro", "xid", "mw")},
                        (row["conv"] or "").lower() or None, row["who"],
                        json.loads(row["budgets"]) if row["budgets"] else {})

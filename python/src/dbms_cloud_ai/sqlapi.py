@@ -15,6 +15,7 @@ from . import (
     credentials,
     db,
     identity,
+    llm,
     memory,
     memory_jobs,
     profiles,
@@ -219,6 +220,11 @@ def store_calls(plpy, token, statement, args):
 @sql_entry
 def set_token_budget(plpy, principal_name, daily_tokens):
     budget.set_budget(plpy, principal_name, daily_tokens)
+
+
+@sql_entry
+def set_max_wait(plpy, seconds):
+    llm.set_max_wait(plpy, seconds)
 
 
 # --- dbms_cloud_ai: feedback, ratings, examples ------------------------------------

@@ -626,7 +626,7 @@ def fetch_document(plpy, ctx, url: str, credential_name) -> str:
     acl.check_egress(plpy, url, ctx.aces)
     headers = _basic_auth(plpy, credential_name) if credential_name is not None else {}
     deadline, attempts = llm._budget(plpy, None)
-    doc = http.get(url, headers, deadline=deadline, max_attempts=attempts)
+    doc = http.get(url, headers, deadline=deadline, max_attempts=attempts, plpy=plpy)
     ctype = (doc.content_type or "text/plain").split(";")[0].strip().lower()
     charset = None
     for param in (doc.content_type or "").split(";")[1:]:

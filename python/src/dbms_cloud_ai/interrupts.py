@@ -1,0 +1,91 @@
+"""PostgreSQL's interrupts, seen from Python code that waits on the network.
+
+A backend's signal handlers only set flags (``QueryCancelPending`` for
+pg_cancel_backend and statement_timeout, ``ProcDiePending`` for
+pg_terminate_backend, ``InterruptPending`` for any of them); the server acts on
+them at its next CHECK_FOR_INTERRUPTS, which Python code waiting in a socket
+read never reaches.  The HTTP layer's watchdog thread therefore looks here
+every 100 ms while a request waits (``pending``, ``stopping``: plain reads, safe
+from any thread).  The flags are ``volatile sig_atomic_t`` globals exported by
+the postgres binary: reading one is a plain load, as the server's own code does.
+
+When something is pending, ``service`` runs a trivial query: the executor's
+CHECK_FOR_INTERRUPTS raises PostgreSQL's own error (57014 for a cancel or a
+statement timeout), or ends the backend (terminate, client gone).  Only the
+backend's own thread may call it (it uses plpy).
+
+The client connection is checked too, as client_connection_check_interval
+would: a client that went away while the call waited ends the backend at once,
+not at the call's deadline.
+"""
+
+from __future__ import annotations
+
+import select
+
+from . import db
+
+_flags = None        # {name: ctypes.c_int}, or {} outside a backend
+_client_fd = None    # the client socket's descriptor, or None (no client: background worker)
+_FLAGS = ("InterruptPending", "QueryCancelPending", "ProcDiePending", "ClientConnectionLost")
+# Client gone: the peer closed (RDHUP), or the socket broke.
+_GONE = getattr(select, "POLLRDHUP", 0) | select.POLLHUP | select.POLLERR | select.POLLNVAL
+
+
+def _load():
+    """Find the flags (once; the watchdog thread or the backend's may be first)."""
+    global _flags, _client_fd
+    import ctypes  # here, not at the top: only a wait longer than one poll interval needs it
+    try:
+        lib = ctypes.CDLL(None)
+        flags = {name: ctypes.c_int.in_dll(lib, name) for name in _FLAGS}
+        port = ctypes.c_void_p.in_dll(lib, "MyProcPort").value
+    except (OSError, ValueError):  # not inside a postgres backend (unit tests)
+        _flags = {}
+        return
+    if port:
+        # struct Port starts with "pgsocket sock" (libpq/libpq-be.h)
+        _client_fd = ctypes.c_int.from_address(port).value
+    _flags = flags
+
+
+def _client_gone() -> bool:
+    if _client_fd is None or _client_fd < 0:
+        return False
+    p = select.poll()
+    p.register(_client_fd, _GONE)
+    try:
+        return any(ev & _GONE for _, ev in p.poll(0))
+    except OSError:
+        return False
+
+
+def pending() -> bool:
+    """Whether the server has an interrupt to act on, or the client went away."""
+    if _flags is None:
+        _load()
+    if not _flags:
+        return False
+    if _flags["InterruptPending"].value:
+        return True
+    if _client_gone():
+        # What PostgreSQL's own connection check does when it finds the client gone.
+        _flags["ClientConnectionLost"].value = 1
+        _flags["InterruptPending"].value = 1
+        return True
+    return False
+
+
+def stopping() -> bool:
+    """Whether the pending interrupt ends the statement (cancel, statement
+    timeout) or the backend (terminate, client gone), rather than being one
+    the server handles and goes on (a barrier, a memory-context dump)."""
+    if _flags is None:
+        _load()
+    return bool(_flags) and any(_flags[n].value for n in _FLAGS[1:])
+
+
+def service(plpy) -> None:
+    """Let PostgreSQL act on what is pending: a trivial query reaches
+    CHECK_FOR_INTERRUPTS, which raises the server's own error or exits."""
+    db.one(plpy, "select 1 as x")
