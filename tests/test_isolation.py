@@ -16,7 +16,9 @@ TABLES = ("dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._ho
           "dbms_cloud_ai._model_price", "dbms_cloud_ai._usage_daily", "dbms_cloud_ai._usage_state",
           # long-term memory (tests/test_memory_*.py)
           "dbms_cloud_ai._memory_role", "dbms_cloud_ai._memory_organization", "dbms_cloud_ai._memory",
-          "dbms_cloud_ai._memory_job", "dbms_cloud_ai._memory_erasure")
+          "dbms_cloud_ai._memory_job", "dbms_cloud_ai._memory_erasure",
+          # role bindings (tests/test_hostile_3_role_reuse.py)
+          "dbms_cloud_ai._role_binding")
 
 
 def test_credentials_are_invisible_to_other_roles(alice, bob, llm):

@@ -36,9 +36,16 @@ comment on function dbms_cloud_ai._role_is_stale(name) is
 
 alter table dbms_cloud_ai._role_binding enable row level security;
 alter table dbms_cloud_ai._role_binding force row level security;
--- Everyone reads all bindings: a group's binding decides whether its ACEs
--- apply to its members, and names and OIDs are in pg_roles anyway.
-create policy role_binding_read on dbms_cloud_ai._role_binding for select using (true);
+-- A role reads the bindings of the roles it is a member of (its own, and its
+-- groups': a group's binding decides whether the group's ACEs apply to it);
+-- administrators read all (drop_role_data, rebind_role).
+create policy role_binding_read on dbms_cloud_ai._role_binding for select
+    using (role_name operator(pg_catalog.=) current_user
+           or coalesce(pg_catalog.pg_has_role(current_user,
+                                              pg_catalog.to_regrole(pg_catalog.quote_ident(role_name))::oid,
+                                              'member'), false));
+create policy role_binding_admin_read on dbms_cloud_ai._role_binding for select
+    to dbms_cloud_ai_admin using (true);
 -- Anyone may bind an existing role's name to that role's own OID, nothing else
 -- (the first store of a role binds it, an administrator's ACE binds its grantee).
 create policy role_binding_insert on dbms_cloud_ai._role_binding for insert
@@ -65,16 +72,15 @@ set search_path to pg_catalog, pg_temp
 as $function$
 declare
     mine  oid;
-    super boolean;
     bound oid;
 begin
-    select r.oid, r.rolsuper, b.role_oid into mine, super, bound
-      from pg_catalog.pg_roles r
-      left join dbms_cloud_ai._role_binding b on b.role_name operator(pg_catalog.=) r.rolname
-     where r.rolname operator(pg_catalog.=) current_user;
-    if super then
+    if pg_catalog.current_setting('is_superuser') operator(pg_catalog.=) 'on' then
         return null;
-    elsif bound is null then
+    end if;
+    mine := pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid;
+    select b.role_oid into bound from dbms_cloud_ai._role_binding b
+     where b.role_name operator(pg_catalog.=) current_user;
+    if bound is null then
         insert into dbms_cloud_ai._role_binding (role_name, role_oid) values (current_user, mine)
         on conflict (role_name) do nothing;
     elsif bound operator(pg_catalog.<>) mine then
@@ -107,7 +113,7 @@ declare
     now_oid oid;
     bound   oid;
 begin
-    if (select r.rolsuper from pg_catalog.pg_roles r where r.rolname operator(pg_catalog.=) current_user) then
+    if pg_catalog.current_setting('is_superuser') operator(pg_catalog.=) 'on' then
         return new;
     end if;
     select r.oid, b.role_oid into now_oid, bound
@@ -168,96 +174,97 @@ create trigger bind_principal before insert or update of role_name on dbms_cloud
 -- caller's OID (or unbound).  Restrictive: added to every other policy.  Rows of
 -- other names pass (administrators' reads); the binding probe is uncorrelated,
 -- so it runs once per statement (an initplan) and the owner indexes still apply.
+-- The caller's OID comes from the role cache (to_regrole), not from a query.
 create policy credential_role_bound on dbms_cloud._credential as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy profile_role_bound on dbms_cloud_ai._profile as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy conversation_role_bound on dbms_cloud_ai._conversation as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy conversation_prompt_role_bound on dbms_cloud_ai._conversation_prompt as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy conversation_summary_role_bound on dbms_cloud_ai._conversation_summary as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy model_call_role_bound on dbms_cloud_ai._model_call as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy message_source_role_bound on dbms_cloud_ai._message_source as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy sql_statement_role_bound on dbms_cloud_ai._sql_statement as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy feedback_role_bound on dbms_cloud_ai._feedback as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy example_role_bound on dbms_cloud_ai._example as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy usage_daily_role_bound on dbms_cloud_ai._usage_daily as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy memory_role_bound on dbms_cloud_ai._memory as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy memory_job_role_bound on dbms_cloud_ai._memory_job as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy token_budget_role_bound on dbms_cloud_ai._token_budget as restrictive
     using (principal operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy memory_role_role_bound on dbms_cloud_ai._memory_role as restrictive
     using (role_name operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
-                             and b.role_oid operator(pg_catalog.<>) (select r.oid from pg_catalog.pg_roles r
-                                                                      where r.rolname operator(pg_catalog.=) current_user)));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 -- A host ACE applies through the role it was granted to (or a group holding
 -- that name), only while the name is bound to that role.  Administrators see
 -- every entry (they remove the stale ones).
@@ -265,9 +272,9 @@ create policy host_ace_role_bound on dbms_cloud_ai._host_ace as restrictive
     using (principal_name operator(pg_catalog.=) 'PUBLIC'
            or (select pg_catalog.pg_has_role(current_user, 'dbms_cloud_ai_admin', 'member'))
            or not exists (select from dbms_cloud_ai._role_binding b
-                            join pg_catalog.pg_roles r on r.rolname operator(pg_catalog.=) b.role_name
                            where b.role_name operator(pg_catalog.=) _host_ace.principal_name
-                             and b.role_oid operator(pg_catalog.<>) r.oid));
+                             and b.role_oid operator(pg_catalog.<>)
+                                 coalesce(pg_catalog.to_regrole(pg_catalog.quote_ident(b.role_name))::oid, 0::oid)));
 
 -- drop_role_data: administrators delete the rows of names no existing role may
 -- use, and only those (a live role's rows stay its own).  A DELETE with a WHERE
@@ -297,6 +304,12 @@ create policy model_call_admin_drop_role on dbms_cloud_ai._model_call for delete
     to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
 create policy message_source_admin_drop_role on dbms_cloud_ai._message_source for delete
     to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+-- Accounting stays append-only for every live role: the owner policies cover
+-- DELETE too, and administrators now hold the privilege.
+create policy model_call_delete_dropped_only on dbms_cloud_ai._model_call as restrictive for delete
+    using (dbms_cloud_ai._role_is_stale(owner));
+create policy message_source_delete_dropped_only on dbms_cloud_ai._message_source as restrictive for delete
+    using (dbms_cloud_ai._role_is_stale(owner));
 create policy sql_statement_admin_drop_role on dbms_cloud_ai._sql_statement for delete
     to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
 create policy feedback_admin_drop_role on dbms_cloud_ai._feedback for delete
