@@ -284,3 +284,58 @@ def test_a_restore_where_the_role_has_a_new_oid_needs_the_administrator(db, llm,
         for c in conns:
             c.close()
         db.admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+@pytest.mark.long
+def test_every_call_that_names_the_old_rows_fails_with_the_documented_error(db, llm, roles):
+    """Every function that takes a credential or profile name (the list of
+    tests/test_isolation.py, which fails when a new one is missing), and the
+    session-profile calls, as the new ghost: 42501 with the drop_role_data hint
+    (or an empty result for a filter), and no request leaves the database."""
+    from test_isolation import BOB_CALLS_WITH_ALICES_NAMES, BOB_SESSION_CALLS, RETURNS_EMPTY_FOR_UNKNOWN_PROFILE
+    old = db.connect("ghost")
+    make_profile(old, llm, key=f"sk-ghost-old-{uuid.uuid4()}")
+    make_profile(old, llm, name="BOBP", credential="BOBCRED", key=f"sk-ghost-old2-{uuid.uuid4()}")
+    old.close()
+    drop_role(db.admin, "ghost")
+    make_role(db.admin, "ghost")
+    llm.reset()
+    ghost = db.connect("ghost")
+    for fn, call in BOB_CALLS_WITH_ALICES_NAMES.items():
+        if fn in RETURNS_EMPTY_FOR_UNKNOWN_PROFILE:
+            assert ghost.execute(call).fetchone()[0] == "", fn
+            continue
+        with raises("42501") as e:
+            ghost.execute(call)
+        assert "drop_role_data('ghost')" in hint_of(e), fn
+    ghost.execute("select pg_catalog.set_config('dbms_cloud_ai.profile_name', 'P', false)")
+    for call in BOB_SESSION_CALLS:
+        with raises("42501") as e:
+            ghost.execute(call)
+        assert "drop_role_data('ghost')" in hint_of(e), call
+    assert llm.requests == []
+
+
+@pytest.mark.long
+def test_an_ace_granted_to_a_dropped_group_does_not_reach_its_successors_members(db, llm, roles):
+    """ACEs apply through group membership: the binding checked is the group's."""
+    admin = db.admin
+    drop_role(admin, "ghost_group")
+    admin.execute("create role ghost_group nologin")
+    try:
+        admin.execute("grant ghost_group to ghost_fresh")
+        db.connect("ai_admin").execute("select dbms_cloud_ai.append_host_ace('group.example', 'ghost_group')")
+        member = db.connect("ghost_fresh")
+        assert member.execute("select count(*) from dbms_cloud_ai.user_host_aces where host = 'group.example'"
+                              ).fetchone()[0] == 1
+        drop_role(admin, "ghost_group")
+        admin.execute("create role ghost_group nologin")
+        admin.execute("grant ghost_group to ghost_fresh")
+        member = db.connect("ghost_fresh")
+        assert member.execute("select count(*) from dbms_cloud_ai.user_host_aces where host = 'group.example'"
+                              ).fetchone()[0] == 0
+        db.connect("ai_admin").execute("select dbms_cloud_ai.drop_role_data('ghost_group')")
+        assert admin.execute("select count(*) from dbms_cloud_ai._host_ace where principal_name = 'ghost_group'"
+                             ).fetchone()[0] == 0
+    finally:
+        drop_role(admin, "ghost_group")
