@@ -146,7 +146,7 @@ WATCHED_ROLES = ["alice", "bob", "carol", "mallory", "eve", "dbms_cloud_ai_user"
 # log that FEEDBACK names statements by (sql/schema/070-feedback.sql).  Their
 # growth is the calls being counted, not an effect of the generated SQL.
 BOOKKEEPING = {"dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source",
-               "dbms_cloud_ai._sql_statement"}
+               "dbms_cloud_ai._sql_statement", "dbms_cloud_ai._role_binding"}
 
 
 def snapshot(admin) -> dict:

@@ -739,7 +739,8 @@ class Step:
 
 D, C = "dbms_cloud_ai", "dbms_cloud"
 STEPS = [
-    Step(f"{C}.create_credential(text,text,text)",
+    # the first write binds alice's name to her role (issue 14, class 3)
+    Step((f"{C}.create_credential(text,text,text)", f"{D}._bind_role()"),
          f"select {C}.create_credential('CRED', 'user', '{API_KEY}')"),
     Step(f"{C}.create_credential(text,text,text)",
          f"select {C}.create_credential('CRED2', 'user', '{API_KEY}')"),
@@ -829,8 +830,12 @@ STEPS = [
     Step(f"{D}.set_max_wait(double precision)", f"select {D}.set_max_wait(300)", ADMIN),
     Step(f"{D}.set_model_price(text,text,numeric,numeric,text)",
          f"select {D}.set_model_price('openai', 'gpt-x', 1, 2)", ADMIN),
-    Step(f"{D}.append_host_ace(text,text,integer,integer)",
+    Step((f"{D}.append_host_ace(text,text,integer,integer)", f"{D}._bind_principal()"),
          f"select {D}.append_host_ace('example.com', 'alice', 443, 443)", ADMIN),
+    # role bindings (issue 14, class 3): alice is bound and live
+    Step(f"{D}._role_is_stale(name)", f"select {D}._role_is_stale('alice')"),
+    Step(f"{D}.drop_role_data(text)", f"select {D}.drop_role_data('no_such_role')", ADMIN),
+    Step(f"{D}.rebind_role(text)", f"select {D}.rebind_role('alice')", ADMIN),
     Step(f"{D}.remove_host_ace(text,text,integer,integer)",
          f"select {D}.remove_host_ace('example.com', 'alice', 443, 443)", ADMIN),
     Step(f"{D}.set_memory_role(text,text,text)",

@@ -18,7 +18,9 @@ TABLES = ("dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._ho
           "dbms_cloud_ai._admin_setting",
           # long-term memory (tests/test_memory_*.py)
           "dbms_cloud_ai._memory_role", "dbms_cloud_ai._memory_organization", "dbms_cloud_ai._memory",
-          "dbms_cloud_ai._memory_job", "dbms_cloud_ai._memory_erasure")
+          "dbms_cloud_ai._memory_job", "dbms_cloud_ai._memory_erasure",
+          # role bindings (tests/test_hostile_3_role_reuse.py)
+          "dbms_cloud_ai._role_binding")
 
 
 def test_credentials_are_invisible_to_other_roles(alice, bob, llm):

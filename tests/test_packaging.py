@@ -97,7 +97,9 @@ def test_user_tables_are_dumped_by_pg_dump(db):
                       # long-term memory: settings, memories, jobs and the erasure audit
                       "dbms_cloud_ai._memory_role", "dbms_cloud_ai._memory_organization",
                       "dbms_cloud_ai._memory", "dbms_cloud_ai._memory_job",
-                      "dbms_cloud_ai._memory_erasure"}
+                      "dbms_cloud_ai._memory_erasure",
+                      # which role each role name's rows belong to (issue 14, class 3)
+                      "dbms_cloud_ai._role_binding"}
 
 
 def test_session_refuses_a_library_of_another_version(db):

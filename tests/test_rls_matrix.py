@@ -218,6 +218,9 @@ ROW_OWNER = {
         "insert into dbms_cloud_ai._memory_job (conversation_id, owner, organization, due_at) "
         "select c.conversation_id, {o}, current_database(), now() from dbms_cloud_ai._conversation c "
         "where c.owner = current_user and c.title like '%-spare'"),
+    "dbms_cloud_ai._role_binding": ("role_name", "role_oid",
+        "insert into dbms_cloud_ai._role_binding (role_name, role_oid) select {o}, r.oid from pg_roles r "
+        "where r.rolname = {o} on conflict do nothing"),
     "dbms_cloud_ai._memory_erasure": ("actor", "memories",
         "insert into dbms_cloud_ai._memory_erasure (erasure_id, organization, subject_digest, scope, actor, "
         "memories, prompts, jobs) values (gen_random_uuid(), 'acme', 'd', 'memory', {o}, 0, 0, 0)"),
@@ -336,12 +339,12 @@ EXPECTED = {
     # The NL2SQL log: the administrator sees only rows of erasable prompts (none here).
     "dbms_cloud_ai._sql_statement": {(*USERS, "ai_admin"): ("own", "ok", "refused", "denied", "denied", "own")},
     "dbms_cloud_ai._example": {USERS: OWN, "ai_admin": OWN},
-    # Accounting is append-only for everyone.
     # Accounting is written only by the SECURITY DEFINER writer (_store_calls):
-    # users read their rows; an administrator reads all and corrects counts (UPDATE
-    # of the token columns only: the matrix's UPDATE writes another column).
-    "dbms_cloud_ai._model_call": {USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:]},
-    "dbms_cloud_ai._message_source": {USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:]},
+    # users read their rows; an administrator reads all, corrects counts (UPDATE of
+    # the token columns only: the matrix's UPDATE writes another column) and
+    # deletes only a dropped role's rows (drop_role_data, issue 14 class 3).
+    "dbms_cloud_ai._model_call": {USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("none",)},
+    "dbms_cloud_ai._message_source": {USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("none",)},
     # Set by administrators for any principal; a role reads what applies to it.
     "dbms_cloud_ai._host_ace": {USERS: ("grantee",) + NOTHING[1:], "ai_admin": ADMIN_MANAGED},
     "dbms_cloud_ai._token_budget": {USERS: READ_ONLY, "ai_admin": ADMIN_MANAGED},
@@ -355,6 +358,12 @@ EXPECTED = {
     "dbms_cloud_ai._memory_organization": {USERS: SHARED_READ,
                                            "ai_admin": ("rows", "refused", "n/a", "rows", "n/a", "rows")},
     "dbms_cloud_ai._usage_state": {USERS: SHARED_READ, "ai_admin": ("rows", "denied", "n/a", "rows", "n/a", "denied")},
+    # Role bindings (issue 14, class 3): a role reads its own and its groups';
+    # anyone may bind an existing role's name to that role's own OID (a no-op
+    # here: all are bound); administrators read all, re-bind only to the name's
+    # current OID and delete only bindings of dropped roles (none here).
+    "dbms_cloud_ai._role_binding": {USERS: ("grantee", "ok", "ok", "denied", "denied", "denied"),
+                                    "ai_admin": ("all", "ok", "ok", "own", "denied", "none")},
     "dbms_cloud_ai._memory_erasure": {USERS: NOTHING,
                                       "ai_admin": ("own", "ok", "refused", "denied", "denied", "denied")},
 }

@@ -45,6 +45,12 @@ grant insert, update, delete on dbms_cloud_ai._memory_role, dbms_cloud_ai._memor
 grant select, insert on dbms_cloud_ai._memory_erasure to dbms_cloud_ai_admin;
 grant delete on dbms_cloud_ai._conversation_prompt, dbms_cloud_ai._sql_statement to dbms_cloud_ai_admin;
 grant update on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_admin;
+-- Role bindings (097-role-binding.sql): a role binds itself on its first write;
+-- administrators re-bind after a restore and remove a dropped role's rows,
+-- accounting included (drop_role_data; the policies allow nothing else).
+grant select, insert on dbms_cloud_ai._role_binding to dbms_cloud_ai_user;
+grant update (role_oid), delete on dbms_cloud_ai._role_binding to dbms_cloud_ai_admin;
+grant delete on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_admin;
 
 grant select on dbms_cloud.user_credentials, dbms_cloud_ai.user_cloud_ai_profiles,
                 dbms_cloud_ai.user_cloud_ai_profile_attributes, dbms_cloud_ai.profile_attribute_names,

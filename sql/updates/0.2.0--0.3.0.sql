@@ -12,5 +12,31 @@ update dbms_cloud_ai._model_call set latency_ms = 0 where latency_ms operator(pg
 update dbms_cloud_ai._model_call set attempts = 1 where attempts operator(pg_catalog.<) 1;
 -- include schema/062-accounting-writer.sql
 -- include schema/091-admin-settings.sql
+-- include schema/097-role-binding.sql
+
+-- Bind every role name that already holds rows to the role that has the name
+-- now; a name whose role is gone is bound to no role (OID 0), so a role created
+-- later with that name does not inherit its rows (drop_role_data removes them).
+insert into dbms_cloud_ai._role_binding (role_name, role_oid)
+select n.role_name, coalesce(r.oid, 0::oid)
+  from (select owner from dbms_cloud._credential
+        union select owner from dbms_cloud_ai._profile
+        union select owner from dbms_cloud_ai._conversation
+        union select owner from dbms_cloud_ai._conversation_prompt
+        union select owner from dbms_cloud_ai._conversation_summary
+        union select owner from dbms_cloud_ai._model_call
+        union select owner from dbms_cloud_ai._message_source
+        union select owner from dbms_cloud_ai._sql_statement
+        union select owner from dbms_cloud_ai._feedback
+        union select owner from dbms_cloud_ai._example
+        union select owner from dbms_cloud_ai._usage_daily
+        union select owner from dbms_cloud_ai._memory
+        union select owner from dbms_cloud_ai._memory_job
+        union select principal from dbms_cloud_ai._token_budget
+        union select role_name from dbms_cloud_ai._memory_role
+        union select principal_name::name from dbms_cloud_ai._host_ace) n (role_name)
+  left join pg_catalog.pg_roles r on r.rolname operator(pg_catalog.=) n.role_name
+ where n.role_name operator(pg_catalog.<>) 'PUBLIC'
+on conflict (role_name) do nothing;
 
 -- include schema/098-table-owner.sql

@@ -81,28 +81,37 @@ def key_file(tmp_path, monkeypatch):
 
 
 def test_crypto_round_trip_and_binding(key_file):
-    blob, kid = crypto.encrypt("alice", "CRED", "sk-secret")
+    b1, b2 = "0b1e0000-0000-4000-8000-000000000001", "0b1e0000-0000-4000-8000-000000000002"
+    blob, kid = crypto.encrypt("alice", "CRED", "sk-secret", b1)
     assert b"sk-secret" not in blob
-    assert crypto.decrypt("alice", "CRED", blob, kid) == "sk-secret"
+    assert kid.endswith(crypto.ROLE_BOUND)
+    assert crypto.decrypt("alice", "CRED", blob, kid, b1) == "sk-secret"
     with pytest.raises(NotInPrerequisiteState):
-        crypto.decrypt("bob", "CRED", blob, kid)
+        crypto.decrypt("bob", "CRED", blob, kid, b1)
     with pytest.raises(NotInPrerequisiteState):
-        crypto.decrypt("alice", "OTHER", blob, kid)
+        crypto.decrypt("alice", "OTHER", blob, kid, b1)
     with pytest.raises(NotInPrerequisiteState):
-        crypto.decrypt("alice", "CRED", blob, "another-key-id")
+        crypto.decrypt("alice", "CRED", blob, "another-key-id" + crypto.ROLE_BOUND, b1)
+    # issue 14, class 3: a later role of the same name has another binding id
+    for other in (b2, None):
+        with pytest.raises(NotInPrerequisiteState):
+            crypto.decrypt("alice", "CRED", blob, kid, other)
+    # ... and stripping the marker (the pre-0.3.0 associated data) does not help
+    with pytest.raises(NotInPrerequisiteState):
+        crypto.decrypt("alice", "CRED", blob, kid[:-len(crypto.ROLE_BOUND)], b1)
 
 
 def test_crypto_refuses_a_bad_key_file(key_file):
     key_file.chmod(0o644)
     with pytest.raises(ConfigurationError):
-        crypto.encrypt("a", "b", "c")
+        crypto.encrypt("a", "b", "c", "d")
     key_file.chmod(0o600)
     key_file.write_text("not hex")
     with pytest.raises(ConfigurationError):
-        crypto.encrypt("a", "b", "c")
+        crypto.encrypt("a", "b", "c", "d")
     key_file.unlink()
     with pytest.raises(ConfigurationError):
-        crypto.encrypt("a", "b", "c")
+        crypto.encrypt("a", "b", "c", "d")
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from . import roles
 from .errors import DcaError, LockNotAvailable
 
 _error_classes: dict[int, type] = {}
@@ -33,6 +34,19 @@ def raise_sql_error(plpy, sqlstate, message, detail=None, hint=None):
     raise err
 
 
+def _stale_role(plpy):
+    """On "does not exist", the documented error instead when the caller is a later
+    role of a dropped role's name (its rows are hidden, not missing): only failed
+    calls pay for the look-up."""
+    try:
+        roles.check(plpy)
+    except DcaError as e:
+        return e
+    except plpy.SPIError:
+        return None
+    return None
+
+
 def sql_entry(func):
     """Decorate a function called from a PL/Python body.
 
@@ -48,6 +62,8 @@ def sql_entry(func):
         try:
             return func(plpy, *args, **kwargs)
         except DcaError as e:
+            if e.sqlstate == "42704":
+                e = _stale_role(plpy) or e
             raise_sql_error(plpy, e.sqlstate, e.message, e.detail, e.hint)
         except plpy.SPIError as e:
             if getattr(e, "sqlstate", None) == LockNotAvailable.sqlstate:

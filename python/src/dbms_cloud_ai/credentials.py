@@ -7,7 +7,7 @@ credential looks exactly like a missing one.
 
 from __future__ import annotations
 
-from . import crypto, db, names
+from . import crypto, db, names, roles
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 _HINT_CREATE = "Create it with dbms_cloud.create_credential(credential_name, username, password)."
@@ -28,7 +28,7 @@ def create(plpy, credential_name, username, password):
     name = names.normalize(credential_name, "credential")
     _check_secret(password)
     owner = db.one(plpy, "select current_user::text as u")["u"]
-    blob, kid = crypto.encrypt(owner, name, password)
+    blob, kid = crypto.encrypt(owner, name, password, roles.binding(plpy))
     row = db.one(plpy, """
         insert into dbms_cloud._credential (owner, credential_name, username, secret, key_id)
         values (current_user, $1, $2, $3, $4)
@@ -56,7 +56,7 @@ def update(plpy, credential_name, attribute, value):
     if attr == "password":
         _check_secret(value)
         owner = db.one(plpy, "select current_user::text as u")["u"]
-        blob, kid = crypto.encrypt(owner, name, value)
+        blob, kid = crypto.encrypt(owner, name, value, roles.binding(plpy))
         row = db.one(plpy, """
             update dbms_cloud._credential set secret = $2, key_id = $3, modified = now()
              where owner = current_user and credential_name = $1 returning 1 as x""",
@@ -101,12 +101,15 @@ def api_key(plpy, credential_name, row: dict | None = None) -> str:
     name = names.normalize(credential_name, "credential")
     if row is None or row["name"] != name:
         row = db.one(plpy, """
-            select credential_name as name, owner::text as owner, secret, key_id, enabled
+            select credential_name as name, owner::text as owner, secret, key_id, enabled,
+                   (select b.binding_id::text from dbms_cloud_ai._role_binding b
+                     where b.role_name = current_user) as binding
               from dbms_cloud._credential
              where owner = current_user and credential_name = $1""", ("text",), (name,))
     if row is None:
+        roles.check(plpy)
         raise _missing(name)
     if not row["enabled"]:
         raise NotInPrerequisiteState(f"credential {name} is disabled",
                                      hint="Enable it with dbms_cloud.enable_credential().")
-    return crypto.decrypt(row["owner"], name, bytes(row["secret"]), row["key_id"])
+    return crypto.decrypt(row["owner"], name, bytes(row["secret"]), row["key_id"], row["binding"])

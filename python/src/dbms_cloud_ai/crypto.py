@@ -3,8 +3,12 @@
 The master key is a file readable only by the server's OS user (make install
 creates /etc/dbms_cloud_ai/master.key).  Its path can be changed only through
 the server's environment (DBMS_CLOUD_AI_KEY_FILE), never through a setting an
-SQL user could change.  Each ciphertext is bound to its owner and credential
-name as associated data, so a row copied to another owner does not decrypt.
+SQL user could change.  Each ciphertext is bound to its owner, credential name
+and the binding id of the owner's role (roles.py) as associated data, so a row
+copied to another owner, or kept for a later role of the same name, does not
+decrypt.  Ciphertexts made before 0.3.0 (key_id without ROLE_BOUND) have no
+binding id in their associated data; they decrypt only through row-level
+security, which shows a row only to the role its name is bound to.
 """
 
 from __future__ import annotations
@@ -55,25 +59,36 @@ def _master() -> tuple[bytes, str]:
     return key, kid
 
 
-def _aad(owner: str, credential_name: str) -> bytes:
-    return b"dbms_cloud_ai.credential\x00" + owner.encode() + b"\x00" + credential_name.encode()
+ROLE_BOUND = "+role"   # key_id suffix: the associated data carries the binding id
 
 
-def encrypt(owner: str, credential_name: str, secret: str) -> tuple[bytes, str]:
+def _aad(owner: str, credential_name: str, binding: str | None) -> bytes:
+    aad = b"dbms_cloud_ai.credential\x00" + owner.encode() + b"\x00" + credential_name.encode()
+    return aad if binding is None else aad + b"\x00" + binding.encode()
+
+
+def encrypt(owner: str, credential_name: str, secret: str, binding: str) -> tuple[bytes, str]:
     key, kid = _master()
     nonce = os.urandom(12)
-    return nonce + AESGCM(key).encrypt(nonce, secret.encode(), _aad(owner, credential_name)), kid
+    aad = _aad(owner, credential_name, binding)
+    return nonce + AESGCM(key).encrypt(nonce, secret.encode(), aad), kid + ROLE_BOUND
 
 
-def decrypt(owner: str, credential_name: str, blob: bytes, kid: str) -> str:
+def decrypt(owner: str, credential_name: str, blob: bytes, kid: str, binding: str | None) -> str:
     key, current = _master()
+    bound = kid.endswith(ROLE_BOUND)
+    if bound:
+        kid = kid[:-len(ROLE_BOUND)]
     if kid != current:
         raise NotInPrerequisiteState(
             f"credential {credential_name} was encrypted with another master key",
             hint="Store the secret again with dbms_cloud.update_credential(credential_name, "
                  "'password', '<secret>').")
     try:
-        return AESGCM(key).decrypt(blob[:12], blob[12:], _aad(owner, credential_name)).decode()
+        if bound and binding is None:
+            raise ValueError("no binding")
+        aad = _aad(owner, credential_name, binding if bound else None)
+        return AESGCM(key).decrypt(blob[:12], blob[12:], aad).decode()
     except (InvalidTag, ValueError):
         raise NotInPrerequisiteState(
             f"credential {credential_name} cannot be decrypted by its owner",

@@ -155,7 +155,9 @@ SQLSTATES = {
               "profile or credential disabled, already in the desired status, no "
               "profile set in the session, extension updated in this session, runsql or "
               "narrate without a finite statement_timeout (or above "
-              "dbms_cloud_ai.max_statement_timeout)"),
+              "dbms_cloud_ai.max_statement_timeout); a grant to a role name still bound to a "
+              "dropped role, drop_role_data for a live role, rebind_role for a role that "
+              "already owns its name's rows"),
     "55P03": ("lock_not_available",
               "another session held a lock on one of the extension's tables for longer than "
               "its functions wait (lock_timeout 5s)"),
@@ -164,6 +166,7 @@ SQLSTATES = {
               "refused (not a single read-only query, outside the object list, a forbidden "
               "function; DETAIL has the SQL); set_end_user by a role that is not a trusted "
               "gateway; an administrator acting on an organization they do not administer; "
+              "a role whose name is still bound to a dropped role (hint: drop_role_data); "
               "also PostgreSQL's own permission denied"),
     "0A000": ("feature_not_supported",
               "provider or action this version does not implement; embeddings with a provider "

@@ -18,7 +18,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from . import acl, conversations, db
+from . import acl, conversations, db, roles
 from .errors import InsufficientPrivilege, InvalidParameter, NullValue
 
 END_USER_GUC = "dbms_cloud_ai.end_user"
@@ -201,6 +201,7 @@ def set_role(plpy, role_name, organization, identity) -> None:
                                       "gateway that vouches for end users with set_end_user(); "
                                       "anonymous: never remembered.",
                                hint="Pass identity => 'role', 'asserted' or 'anonymous'.")
+    roles.bind_principal(plpy, who)
     org = administered(plpy, organization)
     # The role's current organization must be the caller's to give away too: a
     # tenant's administrator cannot take roles from another organization.

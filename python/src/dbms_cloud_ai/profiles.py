@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import attributes, conversations, credentials, db, llm, names
+from . import attributes, conversations, credentials, db, llm, names, roles
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.profile_name"
@@ -151,6 +151,8 @@ _CALL = f"""
     select p.profile_id, p.profile_name, p.status, p.attributes::text as attributes,
            c.credential_name as cred_name, c.owner::text as cred_owner, c.secret, c.key_id,
            c.enabled as cred_enabled,
+           (select b.binding_id::text from dbms_cloud_ai._role_binding b
+             where b.role_name = current_user) as binding,
            (select pg_catalog.json_agg(pg_catalog.json_build_array(a.host, a.lower_port, a.upper_port))
               from dbms_cloud_ai._host_ace a)::text as aces,
            pg_catalog.current_setting('{conversations.SESSION_GUC}', true) as conv,
@@ -172,6 +174,7 @@ def for_call(plpy, profile_name) -> CallContext:
         name = names.normalize(profile_name, "profile")
     row = db.one(plpy, _CALL, ("text", "text"), (name, SESSION_GUC))
     if row is None:
+        roles.check(plpy)   # a later role of a dropped role's name: say so, not "does not exist"
         if name is None and _session_name(plpy) is None:
             raise NotInPrerequisiteState(
                 "no AI profile is set for this session",
@@ -184,7 +187,8 @@ def for_call(plpy, profile_name) -> CallContext:
     credential = None
     if row["cred_name"] is not None:
         credential = {"name": row["cred_name"], "owner": row["cred_owner"], "secret": row["secret"],
-                      "key_id": row["key_id"], "enabled": row["cred_enabled"]}
+                      "key_id": row["key_id"], "enabled": row["cred_enabled"],
+                      "binding": row["binding"]}
     return CallContext(profile, credential, json.loads(row["aces"] or "[]"),
                        {k: row[k] for k in ("elapsed", "st", "ht", "ma", "sct", "ro", "xid", "mw")},
                        (row["conv"] or "").lower() or None, row["who"],
