@@ -244,10 +244,12 @@ def test_a_maximal_reply_is_stripped_with_a_few_parses():
 def test_the_parser_thread_has_its_own_big_stack():
     """Parsing runs on one long-lived thread whose stack covers the bound."""
     import threading
-    sqlguard.check("SELECT 1")
+    wide = "SELECT " + ", ".join(["p.age"] * 200) + " FROM alice.people p"
+    assert sqlguard._solid(wide) > sqlguard.INLINE_CHARS   # short texts stay on this thread
+    sqlguard.check(wide)
     thread = sqlguard._parser_thread.thread
     assert thread is not threading.current_thread() and thread.is_alive()
-    sqlguard.check("SELECT 2")
+    sqlguard.check(wide + " WHERE p.age > 1")
     assert sqlguard._parser_thread.thread is thread
     # A chain far past the bound, which needs more than a backend's 8 MB of
     # stack to turn into Python objects: refused before any parser sees it.

@@ -78,7 +78,6 @@ import bisect
 import ctypes
 import logging
 import os
-import queue
 import signal
 import sys
 import threading
@@ -106,6 +105,11 @@ MAX_NESTING = 5_000
 # (PY_RECURSION_LIMIT frames) -- docs/security.md, "Hostile users", class 1.
 PARSER_STACK_BYTES = 16 << 20
 PY_RECURSION_LIMIT = 1_000
+# A text with at most this many characters that are not white space is checked
+# on the calling thread: its tree is at most that deep, and the whole check of
+# the worst such text needs under 200 KB of stack (measured), less than the
+# 512 KB PostgreSQL keeps free below max_stack_depth.  Saves the handoff.
+INLINE_CHARS = 500
 # Parses of candidate prefixes when stripping trailing prose (plus the whole text).
 STRIP_PARSES = 4
 MAX_BRACKET_DEPTH = 8          # nested [ ]: sqlglot is exponential in it
@@ -415,14 +419,18 @@ def _nesting(text: str) -> int:
 _last_nesting: tuple[str, int] = ("", 0)
 
 
+def _solid(text: str) -> int:
+    """Characters of ``text`` that are not white space to PostgreSQL's scanner:
+    every token holds at least one, so no tree is deeper than this."""
+    return len(text) - sum(map(text.count, " \t\n\r\f\v"))
+
+
 def _depth(text: str) -> int:
-    """_nesting(text), without scanning when the text is too short to be deep:
-    every token holds a character that is not white space, so the count is
-    at most theirs.  The last long text's count is kept (a reply is bounded by
-    prose stripping, check and the transpiler in turn)."""
+    """_nesting(text), without scanning when the text is too short to be deep.
+    The last long text's count is kept (a reply is bounded by prose
+    stripping, check and the transpiler in turn)."""
     global _last_nesting
-    spaces = sum(map(text.count, " \t\n\r\f\v"))
-    if len(text) - spaces <= MAX_NESTING:
+    if _solid(text) <= MAX_NESTING:
         return 0
     last, depth = _last_nesting
     if text != last:
@@ -458,11 +466,17 @@ class _ParserThread:
     on which the checks run: the backend's own stack (8 MB at most, shared with
     the server) is never used by a parser.  It runs with every signal blocked,
     so the server's signal handlers keep running on the main thread, and it
-    never calls plpy.  Started on first use, it costs a queue handoff per call.
+    never calls plpy.  Started on first use; a call is handed over with two
+    locks (about 20 us; a new thread per call costs about 150 us).
     """
 
     def __init__(self):
-        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.broken = False
+        self._calls = threading.Lock()           # one caller at a time
+        self._go, self._back = threading.Lock(), threading.Lock()
+        self._go.acquire()
+        self._back.acquire()
+        self._job = self._result = None
         previous = threading.stack_size(PARSER_STACK_BYTES)
         try:
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
@@ -477,21 +491,25 @@ class _ParserThread:
 
     def _serve(self):
         while True:
-            fn, args, box, done = self.jobs.get()
+            self._go.acquire()
+            fn, args = self._job
             try:
-                box.append((True, fn(*args)))
+                self._result = (True, fn(*args))
             except BaseException as e:  # noqa: BLE001 - handed to the caller
-                box.append((False, e))
-            finally:
-                done.set()
-            del fn, args, box, done
+                self._result = (False, e)
+            self._job = fn = args = None
+            self._back.release()
 
     def run(self, fn, args):
-        box: list = []
-        done = threading.Event()
-        self.jobs.put((fn, args, box, done))
-        done.wait()
-        ok, value = box[0]
+        with self._calls:
+            self._job = (fn, args)
+            self._go.release()
+            try:
+                self._back.acquire()
+            except BaseException:   # interrupted while waiting: never reuse this thread
+                self.broken = True
+                raise
+            (ok, value), self._result = self._result, None
         if ok:
             return value
         raise value
@@ -501,22 +519,30 @@ _parser_thread: _ParserThread | None = None
 _parser_thread_lock = threading.Lock()
 
 
+def _bounded_call(text, fn, *args):
+    """``fn(*args)``, which parses ``text``: on this thread when the text is
+    short (INLINE_CHARS), else on the parser thread."""
+    if isinstance(text, str) and _solid(text) <= INLINE_CHARS:
+        return fn(*args)
+    return _on_parser_thread(fn, *args)
+
+
 def _on_parser_thread(fn, *args):
     """``fn(*args)`` on the parser thread; its exception is raised here."""
     global _parser_thread
     thread = _parser_thread
     if thread is not None and threading.current_thread() is thread.thread:
         return fn(*args)
-    if thread is None or not thread.thread.is_alive():
+    if thread is None or thread.broken or not thread.thread.is_alive():
         with _parser_thread_lock:
-            if _parser_thread is None or not _parser_thread.thread.is_alive():
+            thread = _parser_thread
+            if thread is None or thread.broken or not thread.thread.is_alive():
                 try:
-                    _parser_thread = _ParserThread()
+                    thread = _parser_thread = _ParserThread()
                 except (RuntimeError, OSError, MemoryError) as e:  # fail closed
                     raise InvalidParameter(
                         f"SQL could not be checked: no parser thread ({e})",
                         hint="The server is short of memory or threads; try again.") from None
-            thread = _parser_thread
     # The recursion limit is per process: the stack covers this many frames.
     limit = sys.getrecursionlimit()
     if limit > PY_RECURSION_LIMIT:
@@ -553,8 +579,8 @@ def check(sql: str, *, allowed_objects: Iterable[tuple[str, str]] | None = None,
     form maps to one is replaced by it before anything else is checked.
     """
     _load_pglast()
-    return _on_parser_thread(_guarded_check, sql, allowed_objects, search_path, allow_catalog,
-                             fold)
+    return _bounded_call(sql, _guarded_check, sql, allowed_objects, search_path, allow_catalog,
+                         fold)
 
 
 def _guarded_check(sql, allowed_objects, search_path, allow_catalog, fold) -> Checked:
@@ -700,7 +726,7 @@ def without_trailing_prose(text: str) -> str:
     if len(text) > MAX_SQL_CHARS + MAX_PROSE_CHARS:
         return text
     _load_pglast()
-    return _on_parser_thread(_strip_prose, text)
+    return _bounded_call(text, _strip_prose, text)
 
 
 class _TooDeep(Exception):
@@ -795,7 +821,7 @@ def transpile(sql: str, dialect: str) -> list[str]:
     ``check`` (length, nesting, brackets, CPU budget), on the parser thread.
     Raises when sqlglot cannot read it or it is too big or too complex."""
     _load_pglast()
-    return _on_parser_thread(_transpile, sql, dialect)
+    return _bounded_call(sql, _transpile, sql, dialect)
 
 
 def _transpile(sql: str, dialect: str) -> list[str]:
