@@ -47,6 +47,17 @@ capped at ``MAX_BRACKET_DEPTH`` and the parse runs under a
 Any unexpected exception inside the checker is turned into a refusal
 (``InvalidParameter``, "internal error"): it fails closed.
 
+Bounded parsing
+---------------
+No text reaches a parser unbounded (pglast builds its Python tree by C
+recursion without a depth check: a deep enough text would crash the backend).
+An iterative pre-scan with PostgreSQL's scanner (``_nesting``) bounds the
+tree's depth and refuses texts above ``MAX_NESTING``; every parse of a longer
+text runs on one long-lived thread whose stack (``PARSER_STACK_BYTES``)
+covers that bound several times over; Python's recursion ends in a refusal.
+``without_trailing_prose`` and ``transpile`` (sqlglot's dialects) are bounded
+the same way.  Figures: docs/security.md, "Hostile users", class 1.
+
 What is returned
 ----------------
 ``Checked.sql`` is the statement re-printed from PostgreSQL's parse tree:
@@ -92,8 +103,8 @@ A = _pgparser = _pgstream = None
 
 MAX_SQL_CHARS = 100_000
 DETAIL_CHARS = 500
-# Explanation a model's reply may carry after its SQL: a longer reply is cut
-# before prose stripping parses anything (check then refuses it as too long).
+# Explanation a model's reply may carry after its SQL: a longer reply is not
+# parsed by prose stripping at all (check then refuses it as too long).
 MAX_PROSE_CHARS = 20_000
 # Bound of the pre-scan (_nesting): counted tokens along the deepest chain of
 # brackets.  pglast turns libpg_query's tree into Python objects by C
