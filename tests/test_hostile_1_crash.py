@@ -195,7 +195,9 @@ def attack(conn, llm, entry: str, shapes=SHAPES, near=NEAR_FAST):
                 # the text is refused (or, near the bound, possibly accepted)
                 assert got in REFUSED or (got == "answer" and where == "near"), got
             elif entry == "repair round":
-                assert got in REFUSED, got            # its only SQL is the deep one
+                # its only SQL is the deep one; near the bound it may be valid
+                # (an AND chain is one flat BoolExpr)
+                assert got in REFUSED or (got == "answer" and where == "near"), got
             elif entry == "select_ai feedback":
                 assert got == "answer", got            # stored without a correction
             else:
