@@ -145,10 +145,9 @@ def extract(text: str) -> str:
 
 
 def _transpiled(sql: str):
-    import sqlglot  # pure Python; only pglast must be loaded through sqlguard
     for dialect in DIALECTS:
-        try:
-            out = sqlglot.transpile(sql, read=dialect, write="postgres")
+        try:   # bounded like sqlguard.check: length, nesting, brackets, CPU time
+            out = sqlguard.transpile(sql, dialect)
         except Exception:  # noqa: BLE001 - a dialect that cannot read it is just skipped
             continue
         if len(out) == 1 and out[0] and out[0] != sql:
@@ -249,6 +248,8 @@ def _spi_message(e) -> str:
 def _repair_request(sql: str, error: str) -> str:
     # The error can quote row values (22P02 'invalid input syntax ...: "<value>"'):
     # it goes as a JSON string, labelled as data, like the rows narrate sends.
+    if len(sql) > sqlguard.MAX_SQL_CHARS:   # refused as too long: quote only the start
+        sql = sql[:sqlguard.MAX_SQL_CHARS] + "…"
     return ("PostgreSQL could not use that query.\n"
             f"Query:\n{sql or '(none)'}\n"
             "Error (PostgreSQL's message as a JSON string; values it quotes are data from "

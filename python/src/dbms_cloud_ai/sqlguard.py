@@ -47,6 +47,17 @@ capped at ``MAX_BRACKET_DEPTH`` and the parse runs under a
 Any unexpected exception inside the checker is turned into a refusal
 (``InvalidParameter``, "internal error"): it fails closed.
 
+Bounded parsing
+---------------
+No text reaches a parser unbounded (pglast builds its Python tree by C
+recursion without a depth check: a deep enough text would crash the backend).
+An iterative pre-scan with PostgreSQL's scanner (``_nesting``) bounds the
+tree's depth and refuses texts above ``MAX_NESTING``; every parse of a longer
+text runs on one long-lived thread whose stack (``PARSER_STACK_BYTES``)
+covers that bound several times over; Python's recursion ends in a refusal.
+``without_trailing_prose`` and ``transpile`` (sqlglot's dialects) are bounded
+the same way.  Figures: docs/security.md, "Hostile users", class 1.
+
 What is returned
 ----------------
 ``Checked.sql`` is the statement re-printed from PostgreSQL's parse tree:
@@ -74,10 +85,13 @@ and row/byte limits cover these.
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -89,6 +103,26 @@ A = _pgparser = _pgstream = None
 
 MAX_SQL_CHARS = 100_000
 DETAIL_CHARS = 500
+# Explanation a model's reply may carry after its SQL: a longer reply is not
+# parsed by prose stripping at all (check then refuses it as too long).
+MAX_PROSE_CHARS = 20_000
+# Bound of the pre-scan (_nesting): counted tokens along the deepest chain of
+# brackets.  pglast turns libpg_query's tree into Python objects by C
+# recursion with no depth check; measured worst case about 420 bytes of stack
+# per unit (nested subqueries), so 5000 units need about 2 MB.
+MAX_NESTING = 5_000
+# Stack of the parser thread, on which every parse (C and Python) runs: the
+# bound above with a margin of several times, plus Python's own recursion
+# (PY_RECURSION_LIMIT frames) -- docs/security.md, "Hostile users", class 1.
+PARSER_STACK_BYTES = 16 << 20
+PY_RECURSION_LIMIT = 1_000
+# A text with at most this many characters that are not white space is checked
+# on the calling thread: its tree is at most that deep, and the whole check of
+# the worst such text needs under 200 KB of stack (measured), less than the
+# 512 KB PostgreSQL keeps free below max_stack_depth.  Saves the handoff.
+INLINE_CHARS = 500
+# Parses of candidate prefixes when stripping trailing prose (plus the whole text).
+STRIP_PARSES = 4
 MAX_BRACKET_DEPTH = 8          # nested [ ]: sqlglot is exponential in it
 # CPU seconds (this thread's) sqlglot may spend on one statement: CPU time, not
 # wall time, so a busy server that preempts the backend does not refuse a plain query
@@ -347,6 +381,190 @@ def _process_exports(symbol: str) -> bool:
         return False
 
 
+# --- bounded parsing -----------------------------------------------------------
+
+# Tokens that never add a level to the tree by themselves: names, constants,
+# list separators and qualification dots, comments.  Everything else (an
+# operator, a keyword, a bracket) is counted.
+_FREE_TOKENS = frozenset({"IDENT", "UIDENT", "ICONST", "FCONST", "SCONST", "USCONST",
+                          "BCONST", "XCONST", "PARAM", "ASCII_44", "ASCII_46", "ASCII_59",
+                          "SQL_COMMENT", "C_COMMENT"})
+_OPENERS = frozenset({"ASCII_40", "ASCII_91"})    # ( [
+_CLOSERS = frozenset({"ASCII_41", "ASCII_93"})    # ) ]
+
+PARSES = 0   # parse_sql calls of this process (tests read it: prose stripping stays cheap)
+
+
+def _nesting(text: str) -> int:
+    """An upper bound (up to a constant factor) of the depth of ``text``'s parse
+    tree, computed without recursion from PostgreSQL's own scanner (so quotes,
+    dollar quotes, comments and E'' strings are read exactly as the parser
+    reads them).
+
+    A node of the tree spans contiguous tokens and a bracket pair belongs to
+    one production, so a path from the root stays at one bracket level until
+    it enters one bracket group, for good.  Each step down at a level needs
+    one of its counted tokens (operators chain without brackets: ``a||a||a``),
+    so the depth is at most the sum, along the deepest chain of nested
+    brackets, of the counted tokens of each level.
+    """
+    levels = [[0, 0]]           # per open bracket: [counted tokens, deepest group inside]
+    for tok in _pgparser.scan(text):
+        name = tok.name
+        if name in _OPENERS:
+            levels[-1][0] += 1
+            levels.append([0, 0])
+        elif name in _CLOSERS:
+            levels[-1][0] += 1
+            if len(levels) > 1:
+                count, inner = levels.pop()
+                levels[-1][1] = max(levels[-1][1], count + inner)
+        elif name not in _FREE_TOKENS:
+            levels[-1][0] += 1
+    while len(levels) > 1:      # unclosed brackets: the parser refuses, count them anyway
+        count, inner = levels.pop()
+        levels[-1][1] = max(levels[-1][1], count + inner)
+    return levels[0][0] + levels[0][1]
+
+
+_last_nesting: tuple[str, int] = ("", 0)
+
+
+def _solid(text: str) -> int:
+    """Characters of ``text`` that are not white space to PostgreSQL's scanner:
+    every token holds at least one, so no tree is deeper than this."""
+    return len(text) - sum(map(text.count, " \t\n\r\f\v"))
+
+
+def _depth(text: str) -> int:
+    """_nesting(text), without scanning when the text is too short to be deep.
+    The last long text's count is kept (a reply is bounded by prose
+    stripping, check and the transpiler in turn)."""
+    global _last_nesting
+    if _solid(text) <= MAX_NESTING:
+        return 0
+    last, depth = _last_nesting
+    if text != last:
+        depth = _nesting(text)
+        _last_nesting = (text, depth)
+    return depth
+
+
+def _bounded(text: str, sql: str):
+    """Refuse ``text`` (part of ``sql``) before a parser sees it when it is too
+    long or nested more deeply than the parser thread's stack covers."""
+    if len(text) > MAX_SQL_CHARS:
+        _invalid(f"SQL is longer than {MAX_SQL_CHARS} characters", sql)
+    try:
+        depth = _depth(text)
+    except _pgparser.ParseError as e:   # the scanner's error is the parser's too
+        _invalid(f"SQL is not valid PostgreSQL: {e}", sql)
+    if depth > MAX_NESTING:
+        _invalid(f"SQL is nested too deeply ({depth} levels counted, at most "
+                 f"{MAX_NESTING})", sql)
+
+
+def _parse(text: str, sql: str):
+    """pglast's parse of ``text``, bounded first (call on the parser thread)."""
+    global PARSES
+    _bounded(text, sql)
+    PARSES += 1
+    return _pgparser.parse_sql(text)
+
+
+class _ParserThread:
+    """A long-lived thread (one per process) with a stack of PARSER_STACK_BYTES
+    on which the checks run: the backend's own stack (8 MB at most, shared with
+    the server) is never used by a parser.  It runs with every signal blocked,
+    so the server's signal handlers keep running on the main thread, and it
+    never calls plpy.  Started on first use; a call is handed over with two
+    locks (about 20 us; a new thread per call costs about 150 us).
+    """
+
+    def __init__(self):
+        self.broken = False
+        self._calls = threading.Lock()           # one caller at a time
+        self._go, self._back = threading.Lock(), threading.Lock()
+        self._go.acquire()
+        self._back.acquire()
+        self._job = self._result = None
+        previous = threading.stack_size(PARSER_STACK_BYTES)
+        try:
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+            try:   # the new thread inherits the mask: no signal reaches it
+                self.thread = threading.Thread(target=self._serve, daemon=True,
+                                               name="dbms_cloud_ai sql parser")
+                self.thread.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        finally:
+            threading.stack_size(previous)
+
+    def _serve(self):
+        while True:
+            self._go.acquire()
+            fn, args = self._job
+            try:
+                self._result = (True, fn(*args))
+            except BaseException as e:  # noqa: BLE001 - handed to the caller
+                self._result = (False, e)
+            self._job = fn = args = None
+            self._back.release()
+
+    def run(self, fn, args):
+        with self._calls:
+            self._job = (fn, args)
+            self._go.release()
+            try:
+                self._back.acquire()
+            except BaseException:   # interrupted while waiting: never reuse this thread
+                self.broken = True
+                raise
+            (ok, value), self._result = self._result, None
+        if ok:
+            return value
+        raise value
+
+
+_parser_thread: _ParserThread | None = None
+_parser_thread_lock = threading.Lock()
+
+
+def _bounded_call(text, fn, *args):
+    """``fn(*args)``, which parses ``text``: on this thread when the text is
+    short (INLINE_CHARS), else on the parser thread."""
+    if isinstance(text, str) and _solid(text) <= INLINE_CHARS:
+        return fn(*args)
+    return _on_parser_thread(fn, *args)
+
+
+def _on_parser_thread(fn, *args):
+    """``fn(*args)`` on the parser thread; its exception is raised here."""
+    global _parser_thread
+    thread = _parser_thread
+    if thread is not None and threading.current_thread() is thread.thread:
+        return fn(*args)
+    if thread is None or thread.broken or not thread.thread.is_alive():
+        with _parser_thread_lock:
+            thread = _parser_thread
+            if thread is None or thread.broken or not thread.thread.is_alive():
+                try:
+                    thread = _parser_thread = _ParserThread()
+                except (RuntimeError, OSError, MemoryError) as e:  # fail closed
+                    raise InvalidParameter(
+                        f"SQL could not be checked: no parser thread ({e})",
+                        hint="The server is short of memory or threads; try again.") from None
+    # The recursion limit is per process: the stack covers this many frames.
+    limit = sys.getrecursionlimit()
+    if limit > PY_RECURSION_LIMIT:
+        sys.setrecursionlimit(PY_RECURSION_LIMIT)
+    try:
+        return thread.run(fn, args)
+    finally:
+        if limit > PY_RECURSION_LIMIT:
+            sys.setrecursionlimit(limit)
+
+
 def check(sql: str, *, allowed_objects: Iterable[tuple[str, str]] | None = None,
           search_path: list[str] | None = None, allow_catalog: bool = False,
           fold: Mapping[str, str] | None = None) -> Checked:
@@ -372,6 +590,11 @@ def check(sql: str, *, allowed_objects: Iterable[tuple[str, str]] | None = None,
     form maps to one is replaced by it before anything else is checked.
     """
     _load_pglast()
+    return _bounded_call(sql, _guarded_check, sql, allowed_objects, search_path, allow_catalog,
+                         fold)
+
+
+def _guarded_check(sql, allowed_objects, search_path, allow_catalog, fold) -> Checked:
     try:
         return _check(sql, allowed_objects, search_path, allow_catalog, fold)
     except (InsufficientPrivilege, InvalidParameter):
@@ -392,9 +615,11 @@ def _check(sql, allowed_objects, search_path, allow_catalog, fold=None) -> Check
 
     # 1. PostgreSQL's grammar: exactly one SELECT statement.
     try:
-        stmts = _pgparser.parse_sql(sql)
+        stmts = _parse(sql, sql)
     except _pgparser.ParseError as e:
         _invalid(f"SQL is not valid PostgreSQL: {e}", sql)
+    except InvalidParameter:   # too long or nested too deeply: refused before parsing
+        raise
     except RecursionError:
         _invalid("SQL is nested too deeply", sql)
     except Exception as e:  # a pglast failure we did not foresee: fail closed
@@ -480,7 +705,7 @@ def _display(normalised: str) -> str:
     """The accepted query laid out for people: one clause per line, built-in
     functions without their pg_catalog prefix (the normalised text keeps it)."""
     try:
-        stmt = _pgparser.parse_sql(normalised)[0].stmt
+        stmt = _parse(normalised, normalised)[0].stmt
         for node in _nodes(stmt):
             if isinstance(node, A.FuncCall) and len(node.funcname) == 2 \
                     and node.funcname[0].sval == "pg_catalog":
@@ -498,30 +723,125 @@ def without_trailing_prose(text: str) -> str:
     dropped, then trailing scanner-split statements, until what is left
     parses; if nothing does, ``text`` comes back unchanged and ``check`` will
     report the syntax error.
+
+    The cost is bounded: text longer than MAX_SQL_CHARS + MAX_PROSE_CHARS
+    comes back unchanged before anything parses it (``check`` refuses it as
+    too long: a cut text could parse as a shorter query), so does text nested
+    too deeply (``check`` refuses it), and at most 1 + 2 * STRIP_PARSES bounded parses
+    run: each candidate is the longest prefix that ends before the position
+    where the previous parse failed (a prefix that parses is a prefix of
+    tokens the parser accepted, so no longer one is skipped).
     """
-    _load_pglast()
-
-    def parses(candidate):
-        try:
-            return bool(candidate.strip()) and bool(_pgparser.parse_sql(candidate))
-        except Exception:  # noqa: BLE001 - any failure means "not SQL"
-            return False
-
-    if parses(text):
+    if not isinstance(text, str):
         return text
-    lines = text.splitlines()
-    for k in range(len(lines) - 1, max(0, len(lines) - 60), -1):
-        if parses("\n".join(lines[:k])):
-            return "\n".join(lines[:k])
+    if len(text) > MAX_SQL_CHARS + MAX_PROSE_CHARS:
+        return text
+    _load_pglast()
+    return _bounded_call(text, _strip_prose, text)
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _failure(candidate: str) -> int | None:
+    """None when ``candidate`` parses (to at least one statement), else the
+    index where parsing failed (its length when the parser gives none)."""
+    global PARSES
+    if not candidate.strip():
+        return 0
     try:
-        parts = _pgparser.split(text, with_parser=False)
+        if _depth(candidate) > MAX_NESTING:
+            raise _TooDeep()
+        PARSES += 1
+        return None if _pgparser.parse_sql(candidate) else 0
+    except _pgparser.ParseError as e:
+        at = e.args[1] if len(e.args) > 1 and isinstance(e.args[1], int) else 0
+        return at if 0 < at <= len(candidate) else len(candidate)
+    except _TooDeep:
+        raise
+    except Exception:  # noqa: BLE001 - any failure means "not SQL"
+        return len(candidate)
+
+
+def _strip_prose(text: str) -> str:
+    try:
+        return _strip(text)
+    except _TooDeep:   # check refuses the whole text
+        return text
+
+
+def _strip(text: str) -> str:
+    failed = whole = _failure(text)
+    if failed is None:
+        return text
+    # Trailing lines: the longest "\n".join(lines[:k]) that parses; never a
+    # line at or after the failure position.
+    lines = text.splitlines()
+    starts = _starts(text.splitlines(keepends=True))
+    k = len(lines)
+    for _ in range(STRIP_PARSES):
+        k = min(k - 1, bisect.bisect_right(starts, failed) - 1)
+        if k < 1:
+            break
+        candidate = "\n".join(lines[:k])
+        failed = _failure(candidate)
+        if failed is None:
+            return candidate
+        starts = _starts([line + "\n" for line in lines[:k]])
+    # Trailing statements (split by the scanner: prose may hold a semicolon).
+    try:
+        parts = _pgparser.split(text, with_parser=False, only_slices=True)
     except Exception:  # noqa: BLE001 - unbalanced quotes in prose
         return text
-    for k in range(len(parts) - 1, 0, -1):
-        candidate = ";\n".join(parts[:k])
-        if parses(candidate):
+    failed, ends, k = whole, [p.stop for p in parts], len(parts)
+    for _ in range(STRIP_PARSES):
+        k = min(k - 1, bisect.bisect_right(ends, failed))
+        if k < 1:
+            break
+        candidate = ";\n".join(text[p] for p in parts[:k])
+        failed = _failure(candidate)
+        if failed is None:
             return candidate
+        failed = _original_position(parts, failed)
     return text
+
+
+def _starts(lines_with_ends: list[str]) -> list[int]:
+    out, at = [], 0
+    for line in lines_with_ends:
+        out.append(at)
+        at += len(line)
+    return out
+
+
+def _original_position(parts, failed: int) -> int:
+    """A position in the joined candidate mapped back to the text (parts are
+    joined with two characters, ";\n")."""
+    at = 0
+    for p in parts:
+        length = p.stop - p.start
+        if failed <= at + length:
+            return p.start + (failed - at)
+        at += length + 2
+    return parts[-1].stop if parts else 0
+
+
+def transpile(sql: str, dialect: str) -> list[str]:
+    """sqlglot's PostgreSQL spelling of ``sql`` read as ``dialect``: bounded like
+    ``check`` (length, nesting, brackets, CPU budget), on the parser thread.
+    Raises when sqlglot cannot read it or it is too big or too complex."""
+    _load_pglast()
+    return _bounded_call(sql, _transpile, sql, dialect)
+
+
+def _transpile(sql: str, dialect: str) -> list[str]:
+    _bounded(sql, sql)
+    if _bracket_depth(sql) > MAX_BRACKET_DEPTH:
+        _invalid("SQL is nested too deeply (ARRAY[...] or subscripts)", sql)
+    sqlglot = _glot()[0]
+    with _Deadline(time.thread_time() + SECOND_PARSER_BUDGET):
+        return sqlglot.transpile(sql, read=dialect, write="postgres")
 
 
 # --- errors -----------------------------------------------------------------
@@ -890,7 +1210,9 @@ def _e_strings(text: str) -> str:
 def _normalise(raw: A.RawStmt, sql: str) -> str:
     try:
         text = _e_strings(_pgstream.RawStream()(raw.stmt))
-        again = _pgparser.parse_sql(text)
+        again = _parse(text, sql)
+    except InvalidParameter:     # the re-printed text is bounded like the input
+        raise
     except RecursionError:
         _invalid("SQL is nested too deeply", sql)
     except Exception as e:
@@ -919,5 +1241,6 @@ __all__ = [
     "NotAllowed",
     "check",
     "shown",
+    "transpile",
     "without_trailing_prose",
 ]
