@@ -167,8 +167,9 @@ def test_forged_provenance_cannot_aim_an_erasure_at_another_subject(db, extracto
     alice.execute("update dbms_cloud_ai._memory set source_prompt_ids = source_prompt_ids || %s::uuid",
                   (bobs,))
     call = alice.execute("select call_id from dbms_cloud_ai._model_call limit 1").fetchone()[0]
-    alice.execute("insert into dbms_cloud_ai._message_source (call_id, owner, source_kind, source_id, "
-                  "conversation_prompt_id) values (%s, 'alice', 'memory', %s, %s)", (call, str(mine), bobs))
+    with raises("42501"):     # message sources are written by the accounting writer only (class 2)
+        alice.execute("insert into dbms_cloud_ai._message_source (call_id, owner, source_kind, source_id, "
+                      "conversation_prompt_id) values (%s, 'alice', 'memory', %s, %s)", (call, str(mine), bobs))
     admin = db.connect("ai_admin")
     admin.execute("select dbms_cloud_ai.erase_memories('alice', null, %s)", (str(mine),))
     assert prompt_ids(db, "bob") == [bobs], "bob's prompt survives alice's erasure"
