@@ -19,7 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 
-from . import accounting, db, feedback, llm, schema_context, sqlguard, sqlrun
+from . import accounting, db, feedback, llm, resolve, schema_context, sqlguard, sqlrun
 from .errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
 
 # A test-only switch: tests turn the validator off (as superuser, through GD)
@@ -194,7 +194,7 @@ def accept(plpy, sql: str, prompt: Prompt, attrs: dict, search_path: list[str],
             first_error = first_error or e
         else:
             if plan:
-                _plan(plpy, checked.sql, search_path)
+                _plan(plpy, checked, search_path)
             return checked
         if i == 1:  # another dialect may make it valid (NVL, TOP, backticks)
             candidates += list(_transpiled(sql))
@@ -219,15 +219,15 @@ class _Undo(Exception):
     pass
 
 
-def _plan(plpy, sql: str, search_path: list[str]):
-    """Let PostgreSQL parse and plan the query (no execution): unknown columns,
-    type errors and the like surface here, with their SQLSTATE."""
-    path = ", ".join(['pg_catalog'] + ['"' + s.replace('"', '""') + '"' for s in search_path])
+def _plan(plpy, checked: sqlguard.Checked, search_path: list[str]):
+    """Let PostgreSQL analyse the query as runsql would (``resolve``: what its
+    names resolve to is checked) and plan it, without running it: unknown
+    columns, type errors and the like surface here, with their SQLSTATE."""
+    sql = checked.sql
     try:
         with plpy.subtransaction():
-            db.query(plpy, "select pg_catalog.set_config('search_path', $1, true)", ("text",),
-                     (path,))
-            plpy.prepare(sql)
+            view = resolve.checked_view(plpy, checked, sqlrun.path_of(search_path))
+            plpy.prepare(f"select v.r from {view} v")
             raise _Undo()
     except _Undo:
         pass
@@ -275,7 +275,7 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
             result = None
             if run is not None:
                 try:
-                    result = sqlrun.run(plpy, checked.sql, search_path, run)
+                    result = sqlrun.run(plpy, checked, search_path, run, verify=VALIDATE)
                 except plpy.SPIError as e:
                     if not _repairable(e):
                         raise
@@ -332,7 +332,7 @@ def rerun(plpy, call, sql: str, search_path) -> str:
     allowed = catalog.allowed() if call.attrs.get("enforce_object_list", True) else None
     checked = sqlguard.check(sql, allowed_objects=allowed, search_path=search_path,
                              fold=catalog.fold())
-    return _answer(sqlrun.run(plpy, checked.sql, search_path, limits))
+    return _answer(sqlrun.run(plpy, checked, search_path, limits))
 
 
 _EXPLAIN = ("You explain PostgreSQL queries to the person who asked for them, in plain "

@@ -289,12 +289,14 @@ class Checked:
     ``objects``: the relations it reads, as (schema, name); schema is None for
     an unqualified name when no ``allowed_objects`` was given to resolve it.
     ``functions``: the (unqualified) names of the functions it calls.
+    ``types``: the type names it writes (casts), as PostgreSQL would print them.
     """
 
     sql: str
     objects: frozenset
     functions: frozenset
     display: str = ""
+    types: frozenset = frozenset()
 
     def __post_init__(self):
         if not self.display:
@@ -422,7 +424,7 @@ def _check(sql, allowed_objects, search_path, allow_catalog, fold=None) -> Check
     # 4. sqlglot's opinion on that text: count, kind, forbidden nodes.
     _second_opinion(normalised, sql)
     return Checked(normalised, frozenset(objects.seen), frozenset(walker.functions),
-                   _display(normalised))
+                   _display(normalised), frozenset(walker.types))
 
 
 def _fold_names(root, fold: Mapping[str, str]):
@@ -632,6 +634,7 @@ class _Walker:
         self.sql = sql
         self.objects = objects
         self.functions: set[str] = set()
+        self.types: set[str] = set()
 
     def visit(self, node, ctes: frozenset):
         if isinstance(node, tuple):
@@ -739,6 +742,7 @@ class _Walker:
         parts = _names(node.names)
         if len(parts) > 1 and parts[0] in EXTENSION_SCHEMAS:
             _refuse(f"type {'.'.join(parts)} belongs to the extension", self.sql)
+        self.types.add(_pgstream.RawStream()(node))   # resolve.py checks what they are
         return False
 
     def _RangeTableSample(self, node: A.RangeTableSample, ctes):

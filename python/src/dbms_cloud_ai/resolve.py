@@ -1,0 +1,438 @@
+"""What generated SQL resolves to, decided by PostgreSQL (issue 14, class 4).
+
+sqlguard allow-lists functions and operators by *name*.  PostgreSQL binds a
+name to an object by argument types along the search_path, and runs code that
+no name in the query shows: a domain's CHECK (``'x'::dom``, or a literal coerced
+to a column's domain array), a user-defined cast, an operator or function in a
+schema on the path whose signature matches better than pg_catalog's
+(``public.=(varchar, varchar)``, ``public.lower(varchar)``), attribute notation
+(``t.fn``), the policies of a table and the body of a view.
+
+``checked_view`` lets PostgreSQL analyse the accepted query once, as
+``CREATE VIEW pg_temp.<random>`` inside a subtransaction the caller always
+rolls back, and reads what the analysed query uses from ``pg_depend`` (every
+object that is not pinned, i.e. everything not created by initdb) and from the
+rule's node tree (``pg_rewrite.ev_action``: the function and operator OIDs,
+pinned ones included).  It refuses (42501) unless
+
+* every function is in pg_catalog and allow-listed by name, or is the code of
+  a pg_catalog operator or cast (an operator's own function, an implicit cast);
+* every operator is in pg_catalog;
+* every type is harmless: built in, a base type (only a superuser can create
+  one, so its C I/O functions are trusted), an enum, or a composite, array,
+  range or multirange of harmless types, or a domain whose constraints call
+  only what this list allows;
+* every relation read is a table, view or materialized view whose policies
+  (and, for a view, whose definition) use only what this list allows;
+* nothing else (a text search configuration, a sequence named by regclass,
+  ...) that initdb did not create.
+
+The query then runs *through that view* (``sqlrun``), so what runs is the tree
+that was checked, bound by OID: an object created by another session between
+the check and the run cannot be picked up.
+
+A literal is converted by its type's input function while PostgreSQL analyses
+the query, before anything can be checked; for a domain that means its CHECK
+runs.  So, before the analysis, when some domain in the database has a
+constraint this module would refuse, ``_before_analysis`` refuses a query that
+could reach it: a written type name, a column of a relation read, or an
+argument of a function or operator outside pg_catalog on the path whose type
+contains such a domain.
+
+The analysis needs a temporary object: a read-only transaction or a hot
+standby cannot create one, and generated SQL is then refused (25006) rather
+than run unchecked; so is a role without TEMP on the database (42501).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from . import db, sqlguard
+from .errors import InsufficientPrivilege, ReadOnlyTransaction
+
+_HINT = ("Only built-in side-effect-free functions and operators of pg_catalog, and types, "
+         "domains, views and policies that use nothing else, may be used by generated SQL. "
+         "Ask the owner of the object named to remove it from the schemas on your "
+         "search_path, or leave that schema out of your search_path.")
+
+# Node tree fields that name a function or an operator (outfuncs' spelling).
+_FUNC_FIELD = re.compile(r"(?<!\\) :(?:funcid|aggfnoid|winfnoid) (\d+)")
+_OPER_FIELD = re.compile(r"(?<!\\) :(?:opno|sortop|eqop) (\d+)")
+_OPER_LIST = re.compile(r"(?<!\\) :opnos \(o((?: \d+)*)\)")
+
+
+def oids_in_tree(tree: str | None) -> tuple[set[int], set[int]]:
+    """Function and operator OIDs in a pg_node_tree text.  Names in the tree
+    (aliases) escape blanks with a backslash, so they cannot forge a field; a
+    forged one could only add an OID to check, never hide one."""
+    tree = tree or ""
+    funcs = {int(x) for x in _FUNC_FIELD.findall(tree)}
+    ops = {int(x) for x in _OPER_FIELD.findall(tree)}
+    for group in _OPER_LIST.findall(tree):
+        ops.update(int(x) for x in group.split())
+    return funcs, ops
+
+
+def view_body(sql: str) -> str:
+    """The checked query as one text column, each row a JSON array of [column
+    name, value as JSON text] pairs (order and repeated names kept)."""
+    return ("select coalesce((select pg_catalog.json_agg(pg_catalog.json_build_array("
+            "e.key, e.value::pg_catalog.text)) from pg_catalog.json_each(pg_catalog.row_to_json(q))"
+            " e)::pg_catalog.text, '[]') as r from (" + sql + ") q")
+
+
+_STATE = """
+    select pg_catalog.current_setting('transaction_read_only') = 'on' as ro,
+           pg_catalog.has_database_privilege(pg_catalog.current_database(), 'TEMP') as temp"""
+
+
+def checked_view(plpy, checked: sqlguard.Checked, path: str) -> str:
+    """Create pg_temp.<random> over ``checked.sql`` with ``path`` as the
+    search_path, verify everything it uses, return its qualified name.
+
+    Must run inside a subtransaction the caller rolls back; the search_path
+    stays set to ``path`` until then.  PostgreSQL's own errors (unknown
+    column, type mismatch) pass through as SPIError."""
+    state = db.one(plpy, _STATE)
+    if state["ro"]:
+        raise ReadOnlyTransaction(
+            "generated SQL is not run or shown in a read-only transaction",
+            detail="dbms_cloud_ai checks what the query's names resolve to by letting "
+                   "PostgreSQL analyse it as a temporary view, which a read-only transaction "
+                   "(or a hot standby) cannot create.",
+            hint="Call it outside a read-only transaction (on the primary).")
+    if not state["temp"]:
+        raise InsufficientPrivilege(
+            "generated SQL is not run or shown without the TEMP privilege on the database",
+            detail="dbms_cloud_ai checks what the query's names resolve to by letting "
+                   "PostgreSQL analyse it as a temporary view (always rolled back).",
+            hint="Ask your DBA: GRANT TEMP ON DATABASE <db> TO <role>;")
+    db.query(plpy, "select pg_catalog.set_config('search_path', $1, true)", ("text",), (path,))
+    _before_analysis(plpy, checked)
+    name = "pg_temp.dca_checked_" + secrets.token_hex(8)
+    plpy.execute(f"create view {name} as {view_body(checked.sql)}")
+    _verify(plpy, name, checked)
+    return name
+
+
+# --- after the analysis ------------------------------------------------------------
+
+_USES = """
+    select d.refclassid::pg_catalog.regclass::pg_catalog.text as cls,
+           pg_catalog.array_agg(distinct d.refobjid) as oids
+      from pg_catalog.pg_depend d
+     where d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+       and d.objid = any ($1) and d.deptype = 'n'
+       and d.refobjid <> all ($2)
+     group by 1"""
+_RULES = """
+    select r.ev_class, r.oid, r.ev_action::pg_catalog.text as tree
+      from pg_catalog.pg_rewrite r where r.ev_class = any ($1)"""
+_POLICIES = """
+    select p.oid, p.polrelid, pg_catalog.concat(p.polqual::pg_catalog.text, ' ',
+                                                p.polwithcheck::pg_catalog.text) as tree
+      from pg_catalog.pg_policy p
+      join pg_catalog.pg_class c on c.oid = p.polrelid and c.relrowsecurity
+     where p.polrelid = any ($1)"""
+_POLICY_USES = """
+    select d.refclassid::pg_catalog.regclass::pg_catalog.text as cls,
+           pg_catalog.array_agg(distinct d.refobjid) as oids
+      from pg_catalog.pg_depend d
+     where d.classid = 'pg_catalog.pg_policy'::pg_catalog.regclass
+       and d.objid = any ($1) and d.deptype = 'n' and d.refobjid <> all ($2)
+     group by 1"""
+_RELATIONS = """
+    select c.oid, c.relkind::pg_catalog.text as kind,
+           pg_catalog.format('%s.%s', pg_catalog.quote_ident(n.nspname),
+                             pg_catalog.quote_ident(c.relname)) as what
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+     where c.oid = any ($1)"""
+
+
+def _verify(plpy, view: str, checked: sqlguard.Checked):
+    view_oid = db.one(plpy, "select $1::pg_catalog.regclass::pg_catalog.oid as o", ("text",),
+                      (view,))["o"]
+    seen_rel = {view_oid}
+    todo = [view_oid]                 # views whose rules are still to read
+    while todo:
+        rules = db.query(plpy, _RULES, ("oid[]",), (todo,))
+        funcs, ops, types, rels, other = set(), set(), set(), set(), []
+        for r in rules:
+            f, o = oids_in_tree(r["tree"])
+            funcs |= f
+            ops |= o
+        _collect(db.query(plpy, _USES, ("oid[]", "oid[]"),
+                          ([r["oid"] for r in rules], list(seen_rel))),
+                 funcs, ops, types, rels, other)
+        _refuse_other(other, checked)
+        new = rels - seen_rel
+        seen_rel |= new
+        todo = []
+        if new:
+            rows = db.query(plpy, _RELATIONS, ("oid[]",), (list(new),))
+            for row in rows:
+                if row["kind"] not in ("r", "p", "v", "m", "f"):
+                    _refuse(f"relation {row['what']} ({_KINDS.get(row['kind'], row['kind'])}) "
+                            "may not be used by generated SQL", checked)
+                if row["kind"] == "v":
+                    todo.append(row["oid"])
+            pols = db.query(plpy, _POLICIES, ("oid[]",), (list(new),))
+            if pols.nrows():
+                for p in pols:
+                    f, o = oids_in_tree(p["tree"])
+                    funcs |= f
+                    ops |= o
+                prels: set = set()
+                _collect(db.query(plpy, _POLICY_USES, ("oid[]", "oid[]"),
+                                  ([p["oid"] for p in pols], [0])),
+                         funcs, ops, types, prels, other)
+                _refuse_other(other, checked)
+                extra = prels - seen_rel   # a policy's subquery reads these
+                if extra:
+                    seen_rel |= extra
+                    for row in db.query(plpy, _RELATIONS, ("oid[]",), (list(extra),)):
+                        if row["kind"] == "v":
+                            todo.append(row["oid"])
+        _check_objects(plpy, funcs, ops, types, checked)
+
+
+_KINDS = {"S": "a sequence", "i": "an index", "c": "a composite type", "t": "a TOAST table"}
+
+
+def _collect(rows, funcs, ops, types, rels, other):
+    for row in rows:
+        oids = set(row["oids"] or ())
+        cls = row["cls"]
+        if cls == "pg_proc":
+            funcs |= oids
+        elif cls == "pg_operator":
+            ops |= oids
+        elif cls == "pg_type":
+            types |= oids
+        elif cls == "pg_class":
+            rels |= oids
+        elif cls != "pg_collation":       # collations are data, not code
+            other.append((cls, oids))
+
+
+_DESCRIBE = """
+    select pg_catalog.pg_describe_object($1::pg_catalog.regclass, o, 0) as what
+      from pg_catalog.unnest($2::pg_catalog.oid[]) o limit 1"""
+
+
+def _refuse_other(other, checked):
+    if other:
+        cls, oids = other[0]
+        _refuse(f"the query uses an object of {cls} that is not built in", checked)
+
+
+# Functions: pg_catalog, and allow-listed by name or the code of a pg_catalog
+# operator or cast.  Operators: pg_catalog.  Types: see _unsafe_types.
+_OBJECTS = """
+    select 'function ' || p.oid::pg_catalog.regprocedure::pg_catalog.text as what
+      from pg_catalog.pg_proc p
+     where p.oid = any ($1)
+       and not (p.pronamespace = 'pg_catalog'::pg_catalog.regnamespace
+                and (p.proname = any ($3)
+                     or exists (select from pg_catalog.pg_operator o
+                                 where o.oprcode = p.oid
+                                   and o.oprnamespace = 'pg_catalog'::pg_catalog.regnamespace)
+                     or exists (select from pg_catalog.pg_cast c where c.castfunc = p.oid)))
+    union all
+    select 'operator ' || o.oid::pg_catalog.regoperator::pg_catalog.text
+      from pg_catalog.pg_operator o
+     where o.oid = any ($2)
+       and (o.oprnamespace <> 'pg_catalog'::pg_catalog.regnamespace
+            or not exists (select from pg_catalog.pg_proc p
+                            where p.oid = o.oprcode
+                              and p.pronamespace = 'pg_catalog'::pg_catalog.regnamespace))
+    limit 1"""
+
+
+def _check_objects(plpy, funcs, ops, types, checked):
+    if funcs or ops:
+        bad = db.one(plpy, _OBJECTS, ("oid[]", "oid[]", "text[]"),
+                     (list(funcs), list(ops), _ALLOWED))
+        if bad:
+            _refuse(f"the query would run {bad['what']}, which is not an allowed built-in", checked)
+    if types:
+        bad = _unsafe_types(plpy, types)
+        if bad:
+            _refuse(f"the query would use the type {bad}, which runs code that is not an "
+                    "allowed built-in", checked)
+
+
+_ALLOWED = sorted(sqlguard.ALLOWED_FUNCTIONS)
+
+# Every type reachable from $1 (element, base, attribute, range subtype,
+# multirange's range), with its kind; the domains among them are then checked.
+_TYPE_CLOSURE = """
+    with recursive t(oid) as (
+        select pg_catalog.unnest($1::pg_catalog.oid[])
+        union
+        select x.oid from t, lateral (
+            select ty.typelem as oid from pg_catalog.pg_type ty
+             where ty.oid = t.oid and ty.typelem <> 0
+            union all
+            select ty.typbasetype from pg_catalog.pg_type ty
+             where ty.oid = t.oid and ty.typtype = 'd'
+            union all
+            select a.atttypid from pg_catalog.pg_type ty
+              join pg_catalog.pg_attribute a on a.attrelid = ty.typrelid
+             where ty.oid = t.oid and ty.typrelid <> 0 and a.attnum > 0 and not a.attisdropped
+            union all
+            select r.rngsubtype from pg_catalog.pg_range r where r.rngtypid = t.oid
+            union all
+            select r.rngtypid from pg_catalog.pg_range r where r.rngmultitypid = t.oid) x)
+    select ty.oid, ty.typtype::pg_catalog.text as kind,
+           ty.oid::pg_catalog.regtype::pg_catalog.text as what,
+           (select pg_catalog.array_agg(c.conbin::pg_catalog.text) from pg_catalog.pg_constraint c
+             where c.contypid = ty.oid and c.conbin is not null) as checks,
+           (select pg_catalog.array_agg(c.oid) from pg_catalog.pg_constraint c
+             where c.contypid = ty.oid) as cons
+      from t join pg_catalog.pg_type ty on ty.oid = t.oid"""
+_CONSTRAINT_USES = """
+    select d.refclassid::pg_catalog.regclass::pg_catalog.text as cls,
+           pg_catalog.array_agg(distinct d.refobjid) as oids
+      from pg_catalog.pg_depend d
+     where d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass
+       and d.objid = any ($1) and d.deptype = 'n' and d.refobjid <> all ($2)
+     group by 1"""
+
+
+def _unsafe_types(plpy, types) -> str | None:
+    """The first type among ``types`` (or what they contain) that may run code
+    other than trusted I/O, or None."""
+    rows = db.query(plpy, _TYPE_CLOSURE, ("oid[]",), (list(types),))
+    funcs, ops, inner, rels, other = set(), set(), set(), set(), []
+    domains, cons = [], []
+    for row in rows:
+        if row["kind"] not in ("b", "c", "d", "e", "p", "r", "m"):
+            return row["what"]
+        if row["kind"] == "d" and row["cons"]:
+            domains.append(row)
+            cons += row["cons"]
+            for tree in row["checks"] or ():
+                f, o = oids_in_tree(tree)
+                funcs |= f
+                ops |= o
+    if not domains:
+        return None
+    _collect(db.query(plpy, _CONSTRAINT_USES, ("oid[]", "oid[]"),
+                      (cons, [r["oid"] for r in rows])), funcs, ops, inner, rels, other)
+    what = domains[0]["what"] if len(domains) == 1 else ", ".join(d["what"] for d in domains)
+    if other or rels:
+        return what
+    if funcs or ops:
+        if db.one(plpy, _OBJECTS, ("oid[]", "oid[]", "text[]"), (list(funcs), list(ops),
+                                                               _ALLOWED)):
+            return what
+    if inner - {r["oid"] for r in rows}:
+        return _unsafe_types(plpy, inner)
+    return None
+
+
+# --- before the analysis -----------------------------------------------------------
+
+# Domains whose constraints use anything but pg_catalog's built-in operators and
+# allow-listed functions are decided in Python (oids_in_tree); this query only
+# narrows the field: no domain with a constraint outside information_schema's
+# own, nothing to do.
+_DOMAINS = """
+    select c.contypid as oid, c.conbin::pg_catalog.text as tree, c.oid as con
+      from pg_catalog.pg_constraint c
+     where c.contypid <> 0 and c.conbin is not null
+       and c.connamespace <> 'information_schema'::pg_catalog.regnamespace"""
+
+# Types that contain one of the domains $1 (arrays, composites, ranges,
+# multiranges, domains over them), the domains included.
+_CONTAINING = """
+    with recursive t(oid) as (
+        select pg_catalog.unnest($1::pg_catalog.oid[])
+        union
+        select x.oid from t, lateral (
+            select ty.oid from pg_catalog.pg_type ty where ty.typelem = t.oid
+            union all
+            select ty.oid from pg_catalog.pg_type ty where ty.typbasetype = t.oid
+            union all
+            select ty.oid from pg_catalog.pg_attribute a
+              join pg_catalog.pg_type ty on ty.typrelid = a.attrelid
+             where a.atttypid = t.oid and a.attnum > 0 and not a.attisdropped
+            union all
+            select r.rngtypid from pg_catalog.pg_range r where r.rngsubtype = t.oid
+            union all
+            select r.rngmultitypid from pg_catalog.pg_range r where r.rngtypid = t.oid) x)
+    select pg_catalog.array_agg(t.oid) as oids from t"""
+
+# Under the query's search_path: which written type names, columns of the
+# relations read, and arguments of functions and operators outside pg_catalog
+# on the path have one of the types $1.
+_REACHES = """
+    select 'type ' || pg_catalog.to_regtype(n)::pg_catalog.text as what
+      from pg_catalog.unnest($2::pg_catalog.text[]) n
+     where pg_catalog.to_regtype(n) = any ($1)
+    union all
+    select pg_catalog.format('column %s of %s (type %s)', pg_catalog.quote_ident(a.attname),
+                             a.attrelid::pg_catalog.regclass, a.atttypid::pg_catalog.regtype)
+      from pg_catalog.unnest($3::pg_catalog.text[]) r
+      join pg_catalog.pg_attribute a on a.attrelid = pg_catalog.to_regclass(r)
+     where a.attnum > 0 and not a.attisdropped and a.atttypid = any ($1)
+    union all
+    select 'function ' || p.oid::pg_catalog.regprocedure::pg_catalog.text
+      from pg_catalog.pg_proc p
+     where p.pronamespace = any (pg_catalog.current_schemas(false)::pg_catalog.regnamespace[])
+       and p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace
+       and p.proargtypes::pg_catalog.oid[] && $1
+    union all
+    select 'operator ' || o.oid::pg_catalog.regoperator::pg_catalog.text
+      from pg_catalog.pg_operator o
+     where o.oprnamespace = any (pg_catalog.current_schemas(false)::pg_catalog.regnamespace[])
+       and o.oprnamespace <> 'pg_catalog'::pg_catalog.regnamespace
+       and (o.oprleft = any ($1) or o.oprright = any ($1))
+    limit 1"""
+
+
+def _before_analysis(plpy, checked: sqlguard.Checked):
+    """Refuse a query whose analysis could run a domain's CHECK (see the module
+    docstring).  Costs one small catalog query when no such domain exists."""
+    rows = db.query(plpy, _DOMAINS)
+    if not rows.nrows():
+        return
+    funcs, ops, by_domain = set(), set(), {}
+    for row in rows:
+        f, o = oids_in_tree(row["tree"])
+        by_domain.setdefault(row["oid"], []).append((f, o, row["con"]))
+        funcs |= f
+        ops |= o
+    bad_domains = []
+    for oid, cons in by_domain.items():
+        f = set().union(*(c[0] for c in cons))
+        o = set().union(*(c[1] for c in cons))
+        other: list = []
+        types: set = set()
+        rels: set = set()
+        _collect(db.query(plpy, _CONSTRAINT_USES, ("oid[]", "oid[]"),
+                          ([c[2] for c in cons], [oid])), f, o, types, rels, other)
+        if other or rels or (types and _unsafe_types(plpy, types)) or \
+                db.one(plpy, _OBJECTS, ("oid[]", "oid[]", "text[]"), (list(f), list(o), _ALLOWED)):
+            bad_domains.append(oid)
+    if not bad_domains:
+        return
+    unsafe = db.one(plpy, _CONTAINING, ("oid[]",), (bad_domains,))["oids"]
+    relations = [".".join(_quote(p) for p in rel if p is not None) for rel in checked.objects]
+    hit = db.one(plpy, _REACHES, ("oid[]", "text[]", "text[]"),
+                 (unsafe, list(checked.types), relations))
+    if hit:
+        _refuse(f"the query could reach {hit['what']}, whose domain constraint runs code that "
+                "is not an allowed built-in", checked)
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _refuse(message: str, checked: sqlguard.Checked):
+    raise InsufficientPrivilege(f"SQL refused: {message}", detail=sqlguard.shown(checked.sql),
+                                hint=_HINT)
