@@ -222,11 +222,16 @@ class _Undo(Exception):
 def _plan(plpy, checked: sqlguard.Checked, search_path: list[str]):
     """Let PostgreSQL analyse the query as runsql would (``resolve``: what its
     names resolve to is checked) and plan it, without running it: unknown
-    columns, type errors and the like surface here, with their SQLSTATE."""
-    sql = checked.sql
+    columns, type errors and the like surface here, with their SQLSTATE.
+
+    What is analysed is the text shown (``display``, functions without their
+    pg_catalog prefix): the user may run it as it is (psql's \\gexec), so it is
+    what must resolve to allowed objects under the caller's search_path."""
+    sql = checked.display
     try:
         with plpy.subtransaction():
-            view = resolve.checked_view(plpy, checked, sqlrun.path_of(search_path))
+            view = resolve.checked_view(plpy, replace(checked, sql=sql),
+                                        sqlrun.path_of(search_path))
             plpy.prepare(f"select v.r from {view} v")
             raise _Undo()
     except _Undo:
