@@ -276,14 +276,17 @@ def test_an_instruction_in_a_table_comment_cannot_reach_planted_code(db, llm, wo
 def test_a_read_only_transaction_refuses_instead_of_running_unchecked(db, llm, world):
     alice, notices = world
     answer_with(llm, BENIGN["count"][0])
+    llm.reset()
+    answer_with(llm, BENIGN["count"][0])
     alice.execute("begin read only")
-    for action in FAST_ACTIONS:
+    for action in ACTIONS:
         with case(action), raises("25006"):
             generate(alice, "q", action=action)
         alice.execute("rollback")
         alice.execute("begin read only")
     assert alice.execute("show transaction_read_only").fetchone() == ("on",)
     alice.execute("rollback")
+    assert llm.requests == [], "refused after a model call: it should be refused before"
 
 
 def test_without_the_temp_privilege_generated_sql_is_refused_with_a_hint(db, llm, world):

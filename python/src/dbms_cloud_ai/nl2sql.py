@@ -314,6 +314,7 @@ def showprompt(plpy, call, search_path) -> str:
 
 
 def showsql(plpy, call, search_path) -> tuple[str, str]:
+    resolve.ready(plpy)
     gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, None)
     return gen.checked.display, gen.checked.display
 
@@ -324,6 +325,7 @@ def _answer(result: sqlrun.Result) -> str:
 
 def runsql(plpy, call, search_path) -> tuple[str, str]:
     limits = sqlrun.limits(plpy)   # refuse before spending a model call
+    resolve.ready(plpy)
     gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, limits)
     return _answer(gen.result), gen.checked.display
 
@@ -349,6 +351,7 @@ EXPLAIN_VERSION = accounting.version("explainsql", _EXPLAIN)
 
 
 def explainsql(plpy, call, search_path) -> tuple[str, str]:
+    resolve.ready(plpy)
     gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, None)
     sql = gen.checked.display
     messages = call.system() + [
@@ -372,6 +375,7 @@ NARRATE_VERSION = accounting.version("narrate", _NARRATE)
 
 def narrate(plpy, call, search_path) -> tuple[str, str]:
     limits = sqlrun.limits(plpy)
+    resolve.ready(plpy)
     gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, limits)
     rows = gen.result.compact()
     data = "[" + ",\n".join(rows) + "]"

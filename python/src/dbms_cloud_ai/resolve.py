@@ -88,14 +88,12 @@ _STATE = """
            pg_catalog.has_database_privilege(pg_catalog.current_database(), 'TEMP') as temp"""
 
 
-def checked_view(plpy, checked: sqlguard.Checked, path: str) -> str:
-    """Create pg_temp.<random> over ``checked.sql`` with ``path`` as the
-    search_path, verify everything it uses, return its qualified name.
+def ready(plpy):
+    """Refuse now, before any model call, when the check could not run later."""
+    _require(db.one(plpy, _STATE))
 
-    Must run inside a subtransaction the caller rolls back; the search_path
-    stays set to ``path`` until then.  PostgreSQL's own errors (unknown
-    column, type mismatch) pass through as SPIError."""
-    state = db.one(plpy, _STATE)
+
+def _require(state):
     if state["ro"]:
         raise ReadOnlyTransaction(
             "generated SQL is not run or shown in a read-only transaction",
@@ -109,8 +107,20 @@ def checked_view(plpy, checked: sqlguard.Checked, path: str) -> str:
             detail="dbms_cloud_ai checks what the query's names resolve to by letting "
                    "PostgreSQL analyse it as a temporary view (always rolled back).",
             hint="Ask your DBA: GRANT TEMP ON DATABASE <db> TO <role>;")
+
+
+def checked_view(plpy, checked: sqlguard.Checked, path: str) -> str:
+    """Create pg_temp.<random> over ``checked.sql`` with ``path`` as the
+    search_path, verify everything it uses, return its qualified name.
+
+    Must run inside a subtransaction the caller rolls back; the search_path
+    stays set to ``path`` until then.  PostgreSQL's own errors (unknown
+    column, type mismatch) pass through as SPIError."""
+    _require(db.one(plpy, _STATE))
     db.query(plpy, "select pg_catalog.set_config('search_path', $1, true)", ("text",), (path,))
     _before_analysis(plpy, checked)
+    # DDL takes no parameters: the body is sqlguard's re-printed single SELECT (a
+    # subquery that cannot close its parentheses), the name is ours.
     name = "pg_temp.dca_checked_" + secrets.token_hex(8)
     plpy.execute(f"create view {name} as {view_body(checked.sql)}")
     _verify(plpy, name, checked)
@@ -154,48 +164,43 @@ _RELATIONS = """
 def _verify(plpy, view: str, checked: sqlguard.Checked):
     view_oid = db.one(plpy, "select $1::pg_catalog.regclass::pg_catalog.oid as o", ("text",),
                       (view,))["o"]
-    seen_rel = {view_oid}
-    todo = [view_oid]                 # views whose rules are still to read
-    while todo:
-        rules = db.query(plpy, _RULES, ("oid[]",), (todo,))
+    seen = {view_oid}
+    rules_of, policies_of = [view_oid], []   # views to read, relations whose policies to read
+    while rules_of or policies_of:
         funcs, ops, types, rels, other = set(), set(), set(), set(), []
-        for r in rules:
-            f, o = oids_in_tree(r["tree"])
-            funcs |= f
-            ops |= o
-        _collect(db.query(plpy, _USES, ("oid[]", "oid[]"),
-                          ([r["oid"] for r in rules], list(seen_rel))),
-                 funcs, ops, types, rels, other)
+        if rules_of:
+            rules = db.query(plpy, _RULES, ("oid[]",), (rules_of,))
+            for r in rules:
+                _add_tree(r["tree"], funcs, ops)
+            _collect(db.query(plpy, _USES, ("oid[]", "oid[]"),
+                              ([r["oid"] for r in rules], list(seen))),
+                     funcs, ops, types, rels, other)
+        if policies_of:
+            pols = db.query(plpy, _POLICIES, ("oid[]",), (policies_of,))
+            if pols.nrows():
+                for p in pols:
+                    _add_tree(p["tree"], funcs, ops)
+                _collect(db.query(plpy, _POLICY_USES, ("oid[]", "oid[]"),
+                                  ([p["oid"] for p in pols], list(seen))),
+                         funcs, ops, types, rels, other)
         _refuse_other(other, checked)
-        new = rels - seen_rel
-        seen_rel |= new
-        todo = []
+        _check_objects(plpy, funcs, ops, types, checked)
+        new = rels - seen
+        seen |= new
+        rules_of, policies_of = [], list(new)
         if new:
-            rows = db.query(plpy, _RELATIONS, ("oid[]",), (list(new),))
-            for row in rows:
+            for row in db.query(plpy, _RELATIONS, ("oid[]",), (list(new),)):
                 if row["kind"] not in ("r", "p", "v", "m", "f"):
                     _refuse(f"relation {row['what']} ({_KINDS.get(row['kind'], row['kind'])}) "
                             "may not be used by generated SQL", checked)
                 if row["kind"] == "v":
-                    todo.append(row["oid"])
-            pols = db.query(plpy, _POLICIES, ("oid[]",), (list(new),))
-            if pols.nrows():
-                for p in pols:
-                    f, o = oids_in_tree(p["tree"])
-                    funcs |= f
-                    ops |= o
-                prels: set = set()
-                _collect(db.query(plpy, _POLICY_USES, ("oid[]", "oid[]"),
-                                  ([p["oid"] for p in pols], [0])),
-                         funcs, ops, types, prels, other)
-                _refuse_other(other, checked)
-                extra = prels - seen_rel   # a policy's subquery reads these
-                if extra:
-                    seen_rel |= extra
-                    for row in db.query(plpy, _RELATIONS, ("oid[]",), (list(extra),)):
-                        if row["kind"] == "v":
-                            todo.append(row["oid"])
-        _check_objects(plpy, funcs, ops, types, checked)
+                    rules_of.append(row["oid"])
+
+
+def _add_tree(tree, funcs, ops):
+    f, o = oids_in_tree(tree)
+    funcs |= f
+    ops |= o
 
 
 _KINDS = {"S": "a sequence", "i": "an index", "c": "a composite type", "t": "a TOAST table"}
@@ -215,11 +220,6 @@ def _collect(rows, funcs, ops, types, rels, other):
             rels |= oids
         elif cls != "pg_collation":       # collations are data, not code
             other.append((cls, oids))
-
-
-_DESCRIBE = """
-    select pg_catalog.pg_describe_object($1::pg_catalog.regclass, o, 0) as what
-      from pg_catalog.unnest($2::pg_catalog.oid[]) o limit 1"""
 
 
 def _refuse_other(other, checked):

@@ -64,12 +64,13 @@ Unqualified relations are left unqualified when ``allowed_objects`` is not
 given: the executor must then run with a search_path that does not contain the
 extension's schemas (the check refuses them only when they are written).
 
-Residual risks, left to the execution layer: user-defined operators with a
-built-in name, casts and types (they run code of their own), attribute-notation
-calls ``t.f`` of a function taking the table's row type, views whose
-definitions call anything, and resource use (``generate_series`` over a huge
-range): a read-only transaction, the invoker's privileges, ``statement_timeout``
-and row/byte limits cover these.
+What names resolve to -- user-defined operators with a built-in name, casts,
+domains and types (they run code of their own), attribute-notation calls
+``t.f``, better-matching shadows of allowed functions, views and policies that
+call anything -- is decided after this check by ``resolve``, by OID, on
+PostgreSQL's analysis of ``Checked.sql``.  Resource use (``generate_series``
+over a huge range) is left to the execution layer: a read-only transaction, the
+invoker's privileges, ``statement_timeout`` and row/byte limits.
 """
 
 from __future__ import annotations
