@@ -62,6 +62,7 @@ create function public.r4_spy_int(what text, v int4) returns int4 language plpgs
 begin perform public.r4_spy(what); return v; end $$;
 
 create domain public.r4_dom as text check (public.r4_spy('domain check ' || value));
+create domain public.r4_posint as int4 check (value > 0 and value < 1000);
 create type public.r4_comp as (a public.r4_dom);
 create type public.r4_e as enum ('a', 'b');
 create function public.r4_e_int(public.r4_e) returns int4 language sql
@@ -146,6 +147,10 @@ BENIGN = {
     "text-cast": ("SELECT upper(t.x::text) AS v FROM public.r4_data AS t "
                   "WHERE t.x::text = 'a'", '[\n  {\n    "v" : "A"\n  }\n]'),
     "count": ("SELECT count(*) AS n FROM public.r4_data AS t", '[\n  {\n    "n" : 2\n  }\n]'),
+    # a domain whose CHECK uses only built-ins, an enum compared and sorted by its own order
+    "harmless-domain": ("SELECT 5::public.r4_posint AS v", '[\n  {\n    "v" : 5\n  }\n]'),
+    "enum-order": ("SELECT t.e FROM public.r4_data AS t ORDER BY t.e DESC LIMIT 1",
+                   '[\n  {\n    "e" : "b"\n  }\n]'),
 }
 
 ACTIONS = ("runsql", "showsql", "explainsql", "narrate")
