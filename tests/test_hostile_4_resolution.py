@@ -98,6 +98,10 @@ create function public.r4_plus(int4, numeric) returns numeric language sql
     as $$ select public.r4_spy_int('operator +', 0) + $1 + $2 $$;
 create operator public.+ (function = public.r4_plus, leftarg = int4, rightarg = numeric);
 
+create function public.r4_lt(varchar, public.r4_dom[]) returns boolean language sql
+    as $$ select public.r4_bool('operator < on a domain array') $$;
+create operator public.< (function = public.r4_lt, leftarg = varchar, rightarg = public.r4_dom[]);
+
 create function public.r4_fn(public.r4_data) returns text language sql
     as $$ select public.r4_spy_text('attribute notation', 'x') $$;
 create function public.lower(public.r4_data) returns text language sql
@@ -125,6 +129,8 @@ HOSTILE = {
     "operator-concat": "SELECT t.x || t.x AS v FROM public.r4_data AS t",
     "operator-like": "SELECT t.n FROM public.r4_data AS t WHERE t.x LIKE 'a%'",
     "operator-plus": "SELECT t.n + 1.5 AS v FROM public.r4_data AS t",
+    # the literal becomes a domain array while PostgreSQL analyses the query
+    "operator-domain-array-argument": "SELECT t.n FROM public.r4_data AS t WHERE t.x < '{z}'",
     "attribute-notation": "SELECT t.r4_fn AS v FROM public.r4_data AS t",
     "attribute-notation-allowed-name": "SELECT t.lower AS v FROM public.r4_data AS t",
     "shadow-lower": "SELECT lower(t.x) AS v FROM public.r4_data AS t",
@@ -248,8 +254,9 @@ def test_the_planted_code_is_live_without_the_checks(db, llm, world):
     conn = validator_off_session(db, "alice")
     seen = Notices(conn)
     ran = []
-    for name in ("shadow-lower", "operator-eq", "attribute-notation", "domain-cast",
-                 "enum-implicit-cast", "view-body"):
+    live = ["shadow-lower", "operator-eq", "attribute-notation", "domain-cast",
+            "enum-implicit-cast", "view-body", "operator-domain-array-argument"]
+    for name in live:
         answer_with(llm, HOSTILE[name])
         seen.clear()
         try:
@@ -258,8 +265,7 @@ def test_the_planted_code_is_live_without_the_checks(db, llm, world):
             pass
         if _planted(seen):
             ran.append(name)
-    assert ran == ["shadow-lower", "operator-eq", "attribute-notation", "domain-cast",
-                   "enum-implicit-cast", "view-body"]
+    assert ran == live
 
 
 def test_an_instruction_in_a_table_comment_cannot_reach_planted_code(db, llm, world):

@@ -37,7 +37,8 @@ runs.  So, before the analysis, when some domain in the database has a
 constraint this module would refuse, ``_before_analysis`` refuses a query that
 could reach it: a written type name, a column of a relation read, or an
 argument of a function or operator outside pg_catalog on the path whose type
-contains such a domain.
+contains such a domain (of a name the query calls, or an operator the grammar
+looks up for IN, LIKE, BETWEEN and the like).
 
 The analysis needs a temporary object: a read-only transaction or a hot
 standby cannot create one, and generated SQL is then refused (25006) rather
@@ -368,7 +369,7 @@ _CONTAINING = """
 
 # Under the query's search_path: which written type names, columns of the
 # relations read, and arguments of functions and operators outside pg_catalog
-# on the path have one of the types $1.
+# on the path, of a name the query may call ($4, $5), have one of the types $1.
 _REACHES = """
     select 'type ' || pg_catalog.to_regtype(n)::pg_catalog.text as what
       from pg_catalog.unnest($2::pg_catalog.text[]) n
@@ -382,16 +383,30 @@ _REACHES = """
     union all
     select 'function ' || p.oid::pg_catalog.regprocedure::pg_catalog.text
       from pg_catalog.pg_proc p
-     where p.pronamespace = any (pg_catalog.current_schemas(false)::pg_catalog.regnamespace[])
+     where p.proname = any ($4)
+       and p.pronamespace = any (pg_catalog.current_schemas(false)::pg_catalog.regnamespace[])
        and p.pronamespace <> 'pg_catalog'::pg_catalog.regnamespace
        and p.proargtypes::pg_catalog.oid[] && $1
     union all
     select 'operator ' || o.oid::pg_catalog.regoperator::pg_catalog.text
       from pg_catalog.pg_operator o
-     where o.oprnamespace = any (pg_catalog.current_schemas(false)::pg_catalog.regnamespace[])
+     where o.oprname = any ($5)
+       and o.oprnamespace = any (pg_catalog.current_schemas(false)::pg_catalog.regnamespace[])
        and o.oprnamespace <> 'pg_catalog'::pg_catalog.regnamespace
        and (o.oprleft = any ($1) or o.oprright = any ($1))
     limit 1"""
+
+
+
+def _operator_names(checked: sqlguard.Checked) -> list[str]:
+    """The operator names the query may make PostgreSQL look up.  The raw tree
+    already names the operator of IN, LIKE, SIMILAR TO, IS DISTINCT FROM and
+    NULLIF; BETWEEN stands for <, <=, >, >=; CASE x WHEN, JOIN ... USING,
+    NATURAL JOIN and IN (subquery) use "="."""
+    names = set(checked.operators) | {"="}
+    if any("BETWEEN" in n for n in names):
+        names |= {"<", "<=", ">", ">="}
+    return sorted(names)
 
 
 def _before_analysis(plpy, checked: sqlguard.Checked):
@@ -422,8 +437,9 @@ def _before_analysis(plpy, checked: sqlguard.Checked):
         return
     unsafe = db.one(plpy, _CONTAINING, ("oid[]",), (bad_domains,))["oids"]
     relations = [".".join(_quote(p) for p in rel if p is not None) for rel in checked.objects]
-    hit = db.one(plpy, _REACHES, ("oid[]", "text[]", "text[]"),
-                 (unsafe, list(checked.types), relations))
+    hit = db.one(plpy, _REACHES, ("oid[]", "text[]", "text[]", "text[]", "text[]"),
+                 (unsafe, list(checked.types), relations, list(checked.functions),
+                  _operator_names(checked)))
     if hit:
         _refuse(f"the query could reach {hit['what']}, whose domain constraint runs code that "
                 "is not an allowed built-in", checked)

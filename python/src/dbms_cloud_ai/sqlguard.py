@@ -291,6 +291,7 @@ class Checked:
     an unqualified name when no ``allowed_objects`` was given to resolve it.
     ``functions``: the (unqualified) names of the functions it calls.
     ``types``: the type names it writes (casts), as PostgreSQL would print them.
+    ``operators``: the operator names it writes (without schema).
     """
 
     sql: str
@@ -298,6 +299,7 @@ class Checked:
     functions: frozenset
     display: str = ""
     types: frozenset = frozenset()
+    operators: frozenset = frozenset()
 
     def __post_init__(self):
         if not self.display:
@@ -425,7 +427,7 @@ def _check(sql, allowed_objects, search_path, allow_catalog, fold=None) -> Check
     # 4. sqlglot's opinion on that text: count, kind, forbidden nodes.
     _second_opinion(normalised, sql)
     return Checked(normalised, frozenset(objects.seen), frozenset(walker.functions),
-                   _display(normalised), frozenset(walker.types))
+                   _display(normalised), frozenset(walker.types), frozenset(walker.operators))
 
 
 def _fold_names(root, fold: Mapping[str, str]):
@@ -636,6 +638,7 @@ class _Walker:
         self.objects = objects
         self.functions: set[str] = set()
         self.types: set[str] = set()
+        self.operators: set[str] = set()
 
     def visit(self, node, ctes: frozenset):
         if isinstance(node, tuple):
@@ -726,6 +729,7 @@ class _Walker:
                 or parts[-1] not in ALLOWED_OPERATORS:
             shown = ".".join(_q(p) for p in parts[:-1]) + "." if len(parts) > 1 else ""
             _refuse(f"operator {shown}{parts[-1]} is not a built-in operator", self.sql)
+        self.operators.add(parts[-1])
 
     def _A_Expr(self, node: A.A_Expr, ctes):
         self._operator(node.name)
