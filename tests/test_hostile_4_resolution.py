@@ -155,6 +155,9 @@ BENIGN = {
     "count": ("SELECT count(*) AS n FROM public.r4_data AS t", '[\n  {\n    "n" : 2\n  }\n]'),
     # a domain whose CHECK uses only built-ins, an enum compared and sorted by its own order
     "harmless-domain": ("SELECT 5::public.r4_posint AS v", '[\n  {\n    "v" : 5\n  }\n]'),
+    "full-text": ("SELECT count(*) AS n FROM public.r4_data AS t "
+                  "WHERE to_tsvector('english', t.x::text) @@ plainto_tsquery('english', 'b')",
+                  '[\n  {\n    "n" : 1\n  }\n]'),
     "enum-order": ("SELECT t.e FROM public.r4_data AS t ORDER BY t.e DESC LIMIT 1",
                    '[\n  {\n    "e" : "b"\n  }\n]'),
 }

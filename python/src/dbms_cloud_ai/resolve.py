@@ -246,8 +246,18 @@ def _collect(rows, funcs, ops, types, rels, other):
             types |= oids
         elif cls == "pg_class":
             rels |= oids
-        elif cls != "pg_collation":       # collations are data, not code
-            other.append((cls, oids))
+        elif cls in _DATA_CLASSES:
+            pass
+        else:
+            oids = {o for o in oids if o >= 16384}   # initdb's own objects are trusted
+            if oids:
+                other.append((cls, oids))
+
+
+# Objects a query may name that run no code of the role that made them:
+# collations, text search configurations and dictionaries (their parsers and
+# templates need a superuser), schemas named by regnamespace constants.
+_DATA_CLASSES = frozenset({"pg_collation", "pg_ts_config", "pg_ts_dict", "pg_namespace"})
 
 
 def _refuse_other(other, checked):
