@@ -399,11 +399,18 @@ def test_a_successful_call_leaves_the_session_as_it_was(ready, llm, db):
 
 
 def test_a_read_only_transaction_stays_read_only(ready, llm):
+    """The resolution check (issue 14, class 4) analyses the query as a temporary
+    view, which a read-only transaction cannot create: refused (25006), never run
+    unchecked, and the transaction stays read-only and usable."""
     c = ready
     answer_with(llm, "SELECT count(*) AS n FROM alice.t")
     c.execute("begin read only")
-    assert rows(generate(c, "how many", action="runsql")) == [{"n": 3}]
+    c.execute("savepoint s")
+    with raises("25006"):
+        generate(c, "how many", action="runsql")
+    c.execute("rollback to savepoint s")
     assert c.execute("show transaction_read_only").fetchone() == ("on",)
+    assert c.execute("select count(*) from alice.t").fetchone() == (3,)
     c.execute("rollback")
 
 

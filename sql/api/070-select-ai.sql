@@ -12,11 +12,13 @@ $python$;
 comment on function dbms_cloud_ai.select_ai(text, text[]) is
 'Oracle''s SELECT AI [action] prompt, with the session profile: select_ai(''showsql how many customers'')';
 
--- Runs one query that sqlguard accepted, read-only, with the caller's privileges
--- and search_path.  Each row comes back as a JSON array of [column name, value as
--- JSON text] pairs: column order and repeated names are kept, and Python never
--- has to parse a value (however deeply nested).  At most max_rows + 1 rows, and
--- a final NULL once max_bytes was reached.  The caller (sqlrun.run) rolls the
+-- Reads the rows of one query that sqlguard accepted, read-only, with the caller's
+-- privileges and search_path.  The query's first column is each row already as a
+-- JSON array of [column name, value as JSON text] pairs (resolve.view_body; normally
+-- the temporary view resolve.checked_view verified, so what runs is what was checked):
+-- column order and repeated names are kept, and Python never has to parse a value
+-- (however deeply nested).  At most max_rows + 1 rows, and a final NULL once
+-- max_bytes was reached.  The caller (sqlrun.run) rolls the
 -- surrounding subtransaction back afterwards.  A query that changed the role
 -- (set_config('role', ...), possible when the login role may SET ROLE) gets an
 -- error instead of its rows.  Operators are written OPERATOR(pg_catalog.x):
@@ -34,9 +36,8 @@ begin
     perform pg_catalog.set_config('transaction_read_only', 'on', true);
     perform pg_catalog.set_config('search_path', path, true);
     for r in execute
-        'select coalesce((select pg_catalog.json_agg(pg_catalog.json_build_array('
-        'e.key, e.value::text)) from pg_catalog.json_each(pg_catalog.row_to_json(q)) e)::text, '
-        '''[]'') from (' operator(pg_catalog.||) query operator(pg_catalog.||) ') q limit $1'
+        'select q.r::pg_catalog.text from (' operator(pg_catalog.||) query
+        operator(pg_catalog.||) ') q(r) limit $1'
         using max_rows operator(pg_catalog.+) 1
     loop
         used := used operator(pg_catalog.+) pg_catalog.octet_length(r);

@@ -57,6 +57,10 @@ class InsufficientPrivilege(DcaError):
     sqlstate, condition = "42501", "insufficient_privilege"
 
 
+class ReadOnlyTransaction(DcaError):
+    sqlstate, condition = "25006", "read_only_sql_transaction"
+
+
 class FeatureNotSupported(DcaError):
     sqlstate, condition = "0A000", "feature_not_supported"
 
@@ -168,6 +172,9 @@ SQLSTATES = {
               "gateway; an administrator acting on an organization they do not administer; "
               "a role whose name is still bound to a dropped role (hint: drop_role_data); "
               "also PostgreSQL's own permission denied"),
+    "25006": ("read_only_sql_transaction",
+              "runsql, showsql, explainsql or narrate in a read-only transaction or on a hot "
+              "standby: the check of what generated SQL resolves to needs a temporary view"),
     "0A000": ("feature_not_supported",
               "provider or action this version does not implement; embeddings with a provider "
               "that has none"),

@@ -19,7 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 
-from . import accounting, db, feedback, llm, schema_context, sqlguard, sqlrun
+from . import accounting, db, feedback, llm, resolve, schema_context, sqlguard, sqlrun
 from .errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
 
 # A test-only switch: tests turn the validator off (as superuser, through GD)
@@ -193,7 +193,7 @@ def accept(plpy, sql: str, prompt: Prompt, attrs: dict, search_path: list[str],
             first_error = first_error or e
         else:
             if plan:
-                _plan(plpy, checked.sql, search_path)
+                _plan(plpy, checked, search_path)
             return checked
         if i == 1:  # another dialect may make it valid (NVL, TOP, backticks)
             candidates += list(_transpiled(sql))
@@ -218,15 +218,20 @@ class _Undo(Exception):
     pass
 
 
-def _plan(plpy, sql: str, search_path: list[str]):
-    """Let PostgreSQL parse and plan the query (no execution): unknown columns,
-    type errors and the like surface here, with their SQLSTATE."""
-    path = ", ".join(['pg_catalog'] + ['"' + s.replace('"', '""') + '"' for s in search_path])
+def _plan(plpy, checked: sqlguard.Checked, search_path: list[str]):
+    """Let PostgreSQL analyse the query as runsql would (``resolve``: what its
+    names resolve to is checked) and plan it, without running it: unknown
+    columns, type errors and the like surface here, with their SQLSTATE.
+
+    What is analysed is the text shown (``display``, functions without their
+    pg_catalog prefix): the user may run it as it is (psql's \\gexec), so it is
+    what must resolve to allowed objects under the caller's search_path."""
+    sql = checked.display
     try:
         with plpy.subtransaction():
-            db.query(plpy, "select pg_catalog.set_config('search_path', $1, true)", ("text",),
-                     (path,))
-            plpy.prepare(sql)
+            view = resolve.checked_view(plpy, replace(checked, sql=sql),
+                                        sqlrun.path_of(search_path))
+            plpy.prepare(f"select v.r from {view} v")
             raise _Undo()
     except _Undo:
         pass
@@ -276,7 +281,7 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
             result = None
             if run is not None:
                 try:
-                    result = sqlrun.run(plpy, checked.sql, search_path, run)
+                    result = sqlrun.run(plpy, checked, search_path, run, verify=VALIDATE)
                 except plpy.SPIError as e:
                     if not _repairable(e):
                         raise
@@ -310,6 +315,7 @@ def showprompt(plpy, call, search_path) -> str:
 
 
 def showsql(plpy, call, search_path) -> tuple[str, str]:
+    resolve.ready(plpy)
     gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, None)
     return gen.checked.display, gen.checked.display
 
@@ -320,6 +326,7 @@ def _answer(result: sqlrun.Result) -> str:
 
 def runsql(plpy, call, search_path) -> tuple[str, str]:
     limits = sqlrun.limits(plpy)   # refuse before spending a model call
+    resolve.ready(plpy)
     gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, limits)
     return _answer(gen.result), gen.checked.display
 
@@ -333,7 +340,7 @@ def rerun(plpy, call, sql: str, search_path) -> str:
     allowed = catalog.allowed() if call.attrs.get("enforce_object_list", True) else None
     checked = sqlguard.check(sql, allowed_objects=allowed, search_path=search_path,
                              fold=catalog.fold())
-    return _answer(sqlrun.run(plpy, checked.sql, search_path, limits))
+    return _answer(sqlrun.run(plpy, checked, search_path, limits))
 
 
 _EXPLAIN = ("You explain PostgreSQL queries to the person who asked for them, in plain "
@@ -345,6 +352,7 @@ EXPLAIN_VERSION = accounting.version("explainsql", _EXPLAIN)
 
 
 def explainsql(plpy, call, search_path) -> tuple[str, str]:
+    resolve.ready(plpy)
     gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, None)
     sql = gen.checked.display
     messages = call.system() + [
@@ -368,6 +376,7 @@ NARRATE_VERSION = accounting.version("narrate", _NARRATE)
 
 def narrate(plpy, call, search_path) -> tuple[str, str]:
     limits = sqlrun.limits(plpy)
+    resolve.ready(plpy)
     gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, limits)
     rows = gen.result.compact()
     data = "[" + ",\n".join(rows) + "]"

@@ -75,12 +75,13 @@ Unqualified relations are left unqualified when ``allowed_objects`` is not
 given: the executor must then run with a search_path that does not contain the
 extension's schemas (the check refuses them only when they are written).
 
-Residual risks, left to the execution layer: user-defined operators with a
-built-in name, casts and types (they run code of their own), attribute-notation
-calls ``t.f`` of a function taking the table's row type, views whose
-definitions call anything, and resource use (``generate_series`` over a huge
-range): a read-only transaction, the invoker's privileges, ``statement_timeout``
-and row/byte limits cover these.
+What names resolve to -- user-defined operators with a built-in name, casts,
+domains and types (they run code of their own), attribute-notation calls
+``t.f``, better-matching shadows of allowed functions, views and policies that
+call anything -- is decided after this check by ``resolve``, by OID, on
+PostgreSQL's analysis of ``Checked.sql``.  Resource use (``generate_series``
+over a huge range) is left to the execution layer: a read-only transaction, the
+invoker's privileges, ``statement_timeout`` and row/byte limits.
 """
 
 from __future__ import annotations
@@ -323,12 +324,16 @@ class Checked:
     ``objects``: the relations it reads, as (schema, name); schema is None for
     an unqualified name when no ``allowed_objects`` was given to resolve it.
     ``functions``: the (unqualified) names of the functions it calls.
+    ``types``: the type names it writes (casts), as PostgreSQL would print them.
+    ``operators``: the operator names it writes (without schema).
     """
 
     sql: str
     objects: frozenset
     functions: frozenset
     display: str = ""
+    types: frozenset = frozenset()
+    operators: frozenset = frozenset()
 
     def __post_init__(self):
         if not self.display:
@@ -647,7 +652,7 @@ def _check(sql, allowed_objects, search_path, allow_catalog, fold=None) -> Check
     # 4. sqlglot's opinion on that text: count, kind, forbidden nodes.
     _second_opinion(normalised, sql)
     return Checked(normalised, frozenset(objects.seen), frozenset(walker.functions),
-                   _display(normalised))
+                   _display(normalised), frozenset(walker.types), frozenset(walker.operators))
 
 
 def _fold_names(root, fold: Mapping[str, str]):
@@ -952,6 +957,8 @@ class _Walker:
         self.sql = sql
         self.objects = objects
         self.functions: set[str] = set()
+        self.types: set[str] = set()
+        self.operators: set[str] = set()
 
     def visit(self, node, ctes: frozenset):
         if isinstance(node, tuple):
@@ -1042,6 +1049,7 @@ class _Walker:
                 or parts[-1] not in ALLOWED_OPERATORS:
             shown = ".".join(_q(p) for p in parts[:-1]) + "." if len(parts) > 1 else ""
             _refuse(f"operator {shown}{parts[-1]} is not a built-in operator", self.sql)
+        self.operators.add(parts[-1])
 
     def _A_Expr(self, node: A.A_Expr, ctes):
         self._operator(node.name)
@@ -1059,6 +1067,7 @@ class _Walker:
         parts = _names(node.names)
         if len(parts) > 1 and parts[0] in EXTENSION_SCHEMAS:
             _refuse(f"type {'.'.join(parts)} belongs to the extension", self.sql)
+        self.types.add(_pgstream.RawStream()(node))   # resolve.py checks what they are
         return False
 
     def _RangeTableSample(self, node: A.RangeTableSample, ctes):

@@ -1,6 +1,9 @@
 """Run an accepted query: read-only, as the caller, bounded, and undone.
 
-The query (``sqlguard.Checked.sql``) runs inside ``dbms_cloud_ai._run_readonly``,
+The query (``sqlguard.Checked.sql``) is first analysed by PostgreSQL as a
+temporary view that ``resolve.checked_view`` verifies by OID (what every name
+resolved to); the rows are then read from that view, so what runs is what was
+checked.  The read happens inside ``dbms_cloud_ai._run_readonly``,
 a SECURITY INVOKER PL/pgSQL function that makes the transaction read-only for
 the length of the call (PL/Python would lose the setting: every plpy.execute
 runs in its own subtransaction, whose end restores it), sets the caller's
@@ -26,7 +29,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from . import db
+from . import db, resolve
 from .errors import InvalidParameter, NotInPrerequisiteState, ResultTooLarge
 from .llm import _seconds
 
@@ -121,19 +124,32 @@ _HELD = """
 _RELEASE = "select dbms_cloud_ai._release_advisory_locks($1) as lost"
 
 
-def run(plpy, sql: str, search_path: list[str], lim: Limits) -> Result:
-    """Rows of ``sql`` (already accepted by sqlguard) as JSON texts.
+def path_of(search_path: list[str]) -> str:
+    """The search_path generated SQL is analysed and run with: pg_catalog
+    first, the caller's schemas, pg_temp last (never first)."""
+    return ", ".join(['pg_catalog'] + ['"' + s.replace('"', '""') + '"' for s in search_path]
+                     + ['pg_temp'])
+
+
+def run(plpy, checked, search_path: list[str], lim: Limits, verify: bool = True) -> Result:
+    """Rows of ``checked`` (a ``sqlguard.Checked``) as JSON texts.
 
     Errors of the query (permission denied, statement timeout, division by
-    zero) are PostgreSQL errors and pass through with their SQLSTATE."""
-    path = ", ".join(['pg_catalog'] + ['"' + s.replace('"', '""') + '"' for s in search_path]
-                     + ['pg_temp'])
+    zero) are PostgreSQL errors and pass through with their SQLSTATE; a query
+    that resolves to something not allowed is refused (42501) before it runs.
+    ``verify`` is off only when the tests switch the validator off
+    (nl2sql.VALIDATE): the text then runs as it is, under the same limits."""
+    path = path_of(search_path)
     held = db.one(plpy, _HELD)["held"]
     rows = None
     try:
         with plpy.subtransaction():
+            if verify:
+                query = f"select v.r from {resolve.checked_view(plpy, checked, path)} v"
+            else:
+                query = resolve.view_body(checked.sql)
             rows = db.query(plpy, _RUN, ("text", "text", "int8", "int8"),
-                            (sql, path, lim.max_rows, lim.max_bytes))
+                            (query, path, lim.max_rows, lim.max_bytes))
             raise _Undo()
     except _Undo:
         pass
