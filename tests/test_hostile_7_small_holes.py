@@ -17,26 +17,19 @@ from helpers import make_profile, raises
 # Shapes a planted table may take: no row-level security, a policy that shows
 # every row, a trigger that copies every insert.  Each is a way to read the next
 # role's prompts or to seed its history.
+TABLE = """
+        create temporary table dca_session_prompt
+        ( seq bigint generated always as identity primary key, owner name not null default current_user,
+          profile_name text not null, prompt_action text not null, prompt text not null,
+          prompt_response text not null, created timestamptz not null default now());"""
 PLANTS = {
-    "plain": """
-        create temporary table dca_session_prompt
-        ( seq bigint generated always as identity primary key, owner name not null default current_user,
-          profile_name text not null, prompt_action text not null, prompt text not null,
-          prompt_response text not null, created timestamptz not null default now());
+    "plain": TABLE + """
         grant all on pg_temp.dca_session_prompt to public""",
-    "open_policy": """
-        create temporary table dca_session_prompt
-        ( seq bigint generated always as identity primary key, owner name not null default current_user,
-          profile_name text not null, prompt_action text not null, prompt text not null,
-          prompt_response text not null, created timestamptz not null default now());
+    "open_policy": TABLE + """
         alter table pg_temp.dca_session_prompt enable row level security;
         create policy everyone on pg_temp.dca_session_prompt using (true) with check (true);
         grant all on pg_temp.dca_session_prompt to public""",
-    "copying_trigger": """
-        create temporary table dca_session_prompt
-        ( seq bigint generated always as identity primary key, owner name not null default current_user,
-          profile_name text not null, prompt_action text not null, prompt text not null,
-          prompt_response text not null, created timestamptz not null default now());
+    "copying_trigger": TABLE + """
         create temporary table loot (prompt text);
         grant all on pg_temp.dca_session_prompt, pg_temp.loot to public;
         create function pg_temp.grab() returns trigger language plpgsql as
