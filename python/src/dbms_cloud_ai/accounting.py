@@ -99,7 +99,7 @@ def turn(plpy, ctx, profile_name: str | None, action: str | None):
     """Account the model calls made inside: they belong to this owner, profile
     and action, and are written when the block ends without error (unless the
     transaction is read-only: then a later call writes them)."""
-    spool.init(plpy)
+    spool.init(plpy, ctx.who)
     t = begin(ctx.who, profile_name, action)
     try:
         yield t
@@ -327,7 +327,7 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     re-sending and checking them on every call would make N calls in one
     statement or transaction (a generate() per row) cost O(N^2)."""
     if ENABLED:
-        spool.init(plpy)
+        spool.init(plpy, owner)
         _pending.extend(spool.adopt(owner))   # records of this role's ended backends
     mine = [r for r in _pending if r["owner"] == owner
             and (current_xid is None or r["_xid"] != current_xid)]
@@ -393,7 +393,7 @@ def pending(plpy, owner: str) -> list[dict]:
     shows those that are in no row it can see (never written, or written by a
     transaction or savepoint that rolled back)."""
     if ENABLED:
-        spool.init(plpy)
+        spool.init(plpy, owner)
         _pending.extend(spool.adopt(owner))
     return [{**{k: r[k] for k in _COLUMNS},
              "created": datetime.fromtimestamp(r["created"], UTC).isoformat()}

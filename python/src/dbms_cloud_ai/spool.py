@@ -13,9 +13,9 @@ where no SQL role can read or write (only the server's OS user):
   last room; ``settle`` replaces the estimate with the tokens recorded.
 - **Call journals**: per backend and owner, the accounting records this
   backend holds that are not yet known to be stored (``accounting._pending``),
-  appended as JSON lines.  When a backend has ended (reconnect, crash, a
-  terminated session), the next flush of the same role, in any backend, adopts
-  its journal and stores the records.
+  appended as JSON lines, in a folder of the owner's role OID and name.  When a
+  backend has ended (reconnect, crash, a terminated session), the next flush
+  of the same role, in any backend, adopts its journal and stores the records.
 
 Both survive the end of a process, not the loss of the operating system's
 page cache (no fsync: that would cost every call a disk flush).  The directory
@@ -44,12 +44,21 @@ def _root() -> str:
                                                                       "dbms_cloud_ai_spool")
 
 
-def init(plpy) -> None:
-    """Learn this backend's database (once): every store is per database."""
+def init(plpy, owner: str | None = None) -> None:
+    """Learn this backend's database (once): every store is per database; and
+    the OID of ``owner``: a journal belongs to the role, not to its name (a role
+    created later under a dropped role's name must not adopt its records)."""
     global _dboid
     if _dboid is None:
         _dboid = db.one(plpy, "select oid::int8 as oid from pg_catalog.pg_database "
                               "where datname operator(pg_catalog.=) pg_catalog.current_database()")["oid"]
+    if owner is not None and owner not in _role_oids:
+        row = db.one(plpy, "select pg_catalog.to_regrole(pg_catalog.quote_ident($1))::oid::int8 as oid",
+                     ("text",), (owner,))
+        _role_oids[owner] = row["oid"] if row and row["oid"] is not None else 0
+
+
+_role_oids: dict[str, int] = {}
 
 
 def _database() -> int:
@@ -170,7 +179,8 @@ def _alive(prefix: str) -> bool:
 
 
 def _journal_dir(owner: str) -> str:
-    return os.path.join(_root(), str(_database()), "calls", _name(owner))
+    return os.path.join(_root(), str(_database()), "calls",
+                        f"{_role_oids.get(owner, 0)}-{_name(owner)}")
 
 
 _lines: dict[str, int] = {}    # journal path -> lines written since its last rewrite

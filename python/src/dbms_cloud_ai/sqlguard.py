@@ -1122,19 +1122,28 @@ def _second_opinion(normalised: str, sql: str):
     if _bracket_depth(normalised) > MAX_BRACKET_DEPTH:
         _invalid("SQL is nested too deeply (ARRAY[...] or subscripts)", sql)
     trees = None
-    deadline = time.thread_time() + SECOND_PARSER_BUDGET
-    for text in (normalised, sql) if normalised != sql else (sql,):
+    # Two tries: a full garbage collection in this thread counts as its CPU time
+    # and once made a plain query look too complex; an exponential input is still
+    # cut, after at most twice the budget.
+    for attempt in (1, 2):
+        deadline = time.thread_time() + SECOND_PARSER_BUDGET
         try:
-            with _Deadline(deadline):
-                trees = [t for t in sqlglot.parse(text, read="postgres")
-                         if t is not None and not isinstance(t, exp.Semicolon)]
+            for text in (normalised, sql) if normalised != sql else (sql,):
+                try:
+                    with _Deadline(deadline):
+                        trees = [t for t in sqlglot.parse(text, read="postgres")
+                                 if t is not None and not isinstance(t, exp.Semicolon)]
+                    break
+                except RecursionError:
+                    _invalid("SQL is nested too deeply", sql)
+                except _OutOfTime:
+                    raise
+                except Exception as e:  # sqlglot ParseError, TokenError, or anything else
+                    error = e
             break
-        except RecursionError:
-            _invalid("SQL is nested too deeply", sql)
         except _OutOfTime:
-            _invalid("SQL is too complex to verify", sql)
-        except Exception as e:  # sqlglot ParseError, TokenError, or anything else
-            error = e
+            if attempt == 2:
+                _invalid("SQL is too complex to verify", sql)
     if trees is None:
         _invalid(f"SQL could not be verified by the second parser: {str(error)[:200]}", sql)
     if len(trees) != 1:
