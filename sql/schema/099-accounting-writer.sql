@@ -1,3 +1,4 @@
+-- After 098-table-owner.sql, which makes the role dbms_cloud_ai_owner.
 -- Accounting rows are written by dbms_cloud_ai._store_calls, which runs as
 -- dbms_cloud_ai_owner (row-level security is forced on the owner too, so it gets
 -- policies of its own; no one logs in or acts as that role otherwise).  Users only
