@@ -79,9 +79,7 @@ def _tokens(value) -> tuple[int | None, bool]:
     """A token count fit to store, and whether it had to be changed."""
     if value is None:
         return None, False
-    if isinstance(value, bool) or not isinstance(value, int):
-        return 0, True
-    if value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return 0, True
     if value > MAX_TOKENS:
         return MAX_TOKENS, True
@@ -285,7 +283,7 @@ def _write(plpy, statement: str, args: tuple):
     _authorized = secrets.token_hex(16)
     try:
         raw = db.one(plpy, "select dbms_cloud_ai._store_calls($1, $2, $3) as r",
-                     ("text", "text", "text"), (_authorized, statement, json.dumps(args)))["r"]
+                     _FLUSH_TYPES, (_authorized, statement, json.dumps(args)))["r"]
     finally:
         _authorized = None
     return json.loads(raw) if raw else None
@@ -326,9 +324,7 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     transaction wrote are left alone until a later transaction checks them:
     re-sending and checking them on every call would make N calls in one
     statement or transaction (a generate() per row) cost O(N^2)."""
-    if ENABLED:
-        spool.init(plpy, owner)
-        _pending.extend(spool.adopt(owner))   # records of this role's ended backends
+    _adopt(plpy, owner)
     mine = [r for r in _pending if r["owner"] == owner
             and (current_xid is None or r["_xid"] != current_xid)]
     mine_sources = [s for s in _sources if s["owner"] == owner
@@ -371,6 +367,23 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
         r["_xid"] = row["xid"]
 
 
+# How often a backend looks for the journals of the role's ended backends: the
+# first flush of a session always does; then at most this often, so the
+# directory scan is not paid on every call.
+ADOPT_EVERY = 10.0
+_adopted_at: dict[str, float] = {}
+
+
+def _adopt(plpy, owner: str) -> None:
+    """Take over the records of this role's ended backends (spool.adopt)."""
+    last = _adopted_at.get(owner)
+    if not ENABLED or (last is not None and time.monotonic() - last < ADOPT_EVERY):
+        return
+    spool.init(plpy, owner)
+    _pending.extend(spool.adopt(owner))
+    _adopted_at[owner] = time.monotonic()
+
+
 def _forget(predicate):
     gone: dict[str, list[str]] = {}
     for r in _pending:
@@ -392,9 +405,7 @@ def pending(plpy, owner: str) -> list[dict]:
     """This owner's records still in memory, for user_cloud_ai_calls, which
     shows those that are in no row it can see (never written, or written by a
     transaction or savepoint that rolled back)."""
-    if ENABLED:
-        spool.init(plpy, owner)
-        _pending.extend(spool.adopt(owner))
+    _adopt(plpy, owner)
     return [{**{k: r[k] for k in _COLUMNS},
              "created": datetime.fromtimestamp(r["created"], UTC).isoformat()}
             for r in held(owner)]
