@@ -298,21 +298,26 @@ def test_canary_is_not_in_pg_dump_output(db, run):
 
 
 def wal_between(admin, start: str, end: str) -> bytes:
-    """The raw WAL bytes from start to end (pg_waldump would not print tuple data)."""
-    seg = int(admin.execute("select setting from pg_settings where name = 'wal_segment_size'").fetchone()[0])
+    """The WAL record bytes from start to end, read raw (pg_waldump would not
+    print tuple data), with every page header cut out: a record that crosses a
+    page boundary has the next page's header in the middle of its bytes, which
+    would split a string written across it."""
+    seg, page = (int(admin.execute("select setting from pg_settings where name = %s", (n,)).fetchone()[0])
+                 for n in ("wal_segment_size", "wal_block_size"))
     lo, hi = admin.execute("select (%s::pg_lsn - '0/0')::bigint, (%s::pg_lsn - '0/0')::bigint",
                            (start, end)).fetchone()
     tli = admin.execute("select substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)").fetchone()[0]
     per_id = 0x100000000 // seg
     out = bytearray()
-    pos = lo
+    pos = lo - lo % page
     while pos < hi:
         segno, off = divmod(pos, seg)
         name = f"{tli}{segno // per_id:08X}{segno % per_id:08X}"
-        n = min(seg - off, hi - pos)
-        out += admin.execute("select pg_read_binary_file(%s, %s, %s)",
-                             (f"pg_wal/{name}", off, n)).fetchone()[0]
-        pos += n
+        block = admin.execute("select pg_read_binary_file(%s, %s, %s)",
+                              (f"pg_wal/{name}", off, page)).fetchone()[0]
+        # XLogLongPageHeaderData (first page of a segment) is 40 bytes, the short one 24.
+        out += block[40 if off == 0 else 24:]
+        pos += page
     return bytes(out)
 
 
