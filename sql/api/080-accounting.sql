@@ -17,9 +17,13 @@ $python$;
 -- dbms_cloud_ai_owner and stores only what the package, in this same backend,
 -- authorised a moment before with a one-time token that lives in the package's
 -- memory, which no SQL role can read (python/src/dbms_cloud_ai/accounting.py).
+-- Its two statements keep one generic plan per backend: planned for each call's
+-- parameters, with the row-level security policies expanded, the INSERT cost
+-- 350 us of planning per call (the chat benchmark's regression in 0.3.0).
 create function dbms_cloud_ai._store_calls(token text, statement text, payload text)
 returns text language plpython3u volatile parallel unsafe security definer
 set search_path to pg_catalog, pg_temp
+set plan_cache_mode to force_generic_plan
 as $python$
     #BOOTSTRAP
     return GD["dbms_cloud_ai"].sqlapi.store_calls(plpy, token, statement, payload)

@@ -226,11 +226,12 @@ _INSERT_ONE = """
     on conflict (call_id) do nothing
     returning pg_catalog.pg_current_xact_id()::text as xid,
               pg_catalog.pg_xact_status($20::xid8) as previous,
-              -- one primary-key probe per id: with few calls per owner in the
-              -- statistics, "call_id = any(...)" was planned on (owner, created)
+              -- one primary-key probe per id, whatever the table's size: a scalar
+              -- subquery is never turned into a join (EXISTS became a hash join
+              -- over a sequential scan of every call under the generic plan)
               (select pg_catalog.count(*) from pg_catalog.unnest($21::uuid[]) as k(id)
-                where exists (select from dbms_cloud_ai._model_call m
-                               where m.call_id operator(pg_catalog.=) k.id))::int as present"""
+                where (select m.call_id from dbms_cloud_ai._model_call m
+                        where m.call_id operator(pg_catalog.=) k.id) is not null)::int as present"""
 _INSERT_TYPES = ("text", "text", "float8", "text", "text", "text", "text", "text", "text", "int4",
                  "int4", "bool", "int4", "int4", "text", "text", "int4", "text", "text", "text",
                  "text[]")
@@ -266,8 +267,8 @@ _FLUSH = """
            (select pg_catalog.json_agg(k.call_id)
               from pg_catalog.json_to_recordset($3::json) as k(call_id uuid, xid xid8)
              where pg_catalog.pg_xact_status(k.xid) operator(pg_catalog.=) 'committed'
-               and exists (select from dbms_cloud_ai._model_call m
-                            where m.call_id operator(pg_catalog.=) k.call_id))::text as stored"""
+               and (select m.call_id from dbms_cloud_ai._model_call m       -- a probe (as above)
+                     where m.call_id operator(pg_catalog.=) k.call_id) is not null)::text as stored"""
 
 
 # --- the writer: accounting rows are stored only by dbms_cloud_ai._store_calls ------------
