@@ -645,9 +645,8 @@ def utc_today(conn):
 
 
 def rate(conn, prompt_id, rating):
-    """Rate a prompt in the table, as the owner may (rate_prompt is the feedback API's)."""
-    conn.execute("update dbms_cloud_ai._conversation_prompt set rating = %s "
-                 "where conversation_prompt_id = %s::uuid", (rating, prompt_id))
+    """Rate a prompt (a chat prompt: no example is made)."""
+    conn.execute("select dbms_cloud_ai.rate_prompt(%s, %s)", (prompt_id, rating))
 
 
 @pytest.fixture

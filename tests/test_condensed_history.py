@@ -353,8 +353,12 @@ def test_deleted_prompts_leave_no_trace_in_what_is_sent(db, alice, fake):
     assert summary_requests(fake, n) == []
     assert fake.requests[-1].json["messages"] == [summary_msg("q1|q3|q4|q5")] + pairs("q6", "q8") + user("q9")
 
-    # A direct DELETE on the table (not through the API) is caught too.
-    alice.execute("delete from dbms_cloud_ai._conversation_prompt where prompt = 'q4'")
+    # A direct DELETE on the table is refused (users write through the API only);
+    # the API's delete of a summarised prompt erases the summary.
+    with raises("42501"):
+        alice.execute("delete from dbms_cloud_ai._conversation_prompt where prompt = 'q4'")
+    assert stored(alice, cid)["summary"] == "q1|q3|q4|q5"
+    alice.execute("select dbms_cloud_ai.delete_conversation_prompt(%s)", (prompt_ids(alice, cid)["q4"],))
     assert stored(alice, cid)["summary"] is None
     n = len(fake.requests)
     chat(alice, "q10", cid)
@@ -539,8 +543,10 @@ def test_other_roles_never_see_or_touch_a_summary(db, alice, bob, fake):
     with raises("42501"):  # writing a summary into alice's conversation
         bob.execute("insert into dbms_cloud_ai._conversation_summary (conversation_id, summary, first_seq, "
                     "covers_seq) values (%s::uuid, 'forged', 1, 1)", (cid,))
-    assert bob.execute("update dbms_cloud_ai._conversation_summary set summary = 'x'").rowcount == 0
-    assert bob.execute("delete from dbms_cloud_ai._conversation_summary").rowcount == 0
+    for sql in ("update dbms_cloud_ai._conversation_summary set summary = 'x'",
+                "delete from dbms_cloud_ai._conversation_summary"):
+        with raises("42501"):
+            bob.execute(sql)
     with raises("42704"):
         bob.execute("select dbms_cloud_ai.update_conversation(%s, '{\"summarize_history\": false}')", (cid,))
     make_profile(bob, fake, credential="BCRED")

@@ -319,27 +319,31 @@ SHARED_READ = ("rows", "denied", "n/a", "denied", "n/a", "denied")
 ADMIN_MANAGED = ("all", "ok", "ok", "own", "own", "all")
 NOTHING = ("denied",) * 6
 EXPECTED = {
-    "dbms_cloud._credential": {USERS: OWN, "ai_admin": OWN},
+    # Users write nothing directly (issue 14, class 2): every write of theirs runs
+    # in dbms_cloud_ai._write as dbms_cloud_ai_owner (tests/test_hostile_2_writes.py).
+    # Administrators keep table privileges for their cross-role functions.
+    "dbms_cloud._credential": {USERS: READ_ONLY, "ai_admin": OWN},
     # Administrators read every profile, conversation, prompt, feedback and
     # summary (the DBA_ views) and change only their own ...
-    "dbms_cloud_ai._profile": {USERS: OWN, "ai_admin": ("all",) + OWN[1:]},
-    "dbms_cloud_ai._conversation": {USERS: OWN, "ai_admin": ("all",) + OWN[1:]},
-    "dbms_cloud_ai._feedback": {USERS: OWN, "ai_admin": ("all",) + OWN[1:]},
-    "dbms_cloud_ai._conversation_summary": {USERS: OWN, "ai_admin": ("all",) + OWN[1:]},
+    "dbms_cloud_ai._profile": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]},
+    "dbms_cloud_ai._conversation": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]},
+    "dbms_cloud_ai._feedback": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]},
+    "dbms_cloud_ai._conversation_summary": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]},
     # ... except that erasure deletes the prompts said by, and the memories and
     # jobs of, a memory subject of an organization they administer (all seeded
     # prompts are: the profiles have long_term_memory).
     # A prompt's owner, organization and subject are not updatable at all (erasure
     # finds a subject's prompts by them), so moving one to another owner is denied
     # by privilege before the owner trigger could refuse it.
-    "dbms_cloud_ai._conversation_prompt": {USERS: OWN[:4] + ("denied", "own"),
+    "dbms_cloud_ai._conversation_prompt": {USERS: READ_ONLY,
                                            "ai_admin": ("all",) + OWN[1:4] + ("denied", "all")},
-    "dbms_cloud_ai._memory": {USERS: OWN, "ai_admin": ("all",) + OWN[1:5] + ("all",)},
-    "dbms_cloud_ai._memory_job": {USERS: OWN, "ai_admin": ("all",) + OWN[1:5] + ("all",)},
+    "dbms_cloud_ai._memory": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:5] + ("all",)},
+    "dbms_cloud_ai._memory_job": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:5] + ("all",)},
     # The NL2SQL log: the administrator sees only rows of erasable prompts (none here).
-    "dbms_cloud_ai._sql_statement": {(*USERS, "ai_admin"): ("own", "ok", "refused", "denied", "denied", "own")},
-    "dbms_cloud_ai._example": {USERS: OWN, "ai_admin": OWN},
-    # Accounting is written only by the SECURITY DEFINER writer (_store_calls):
+    "dbms_cloud_ai._sql_statement": {USERS: READ_ONLY,
+                                     "ai_admin": ("own", "ok", "refused", "denied", "denied", "own")},
+    "dbms_cloud_ai._example": {USERS: READ_ONLY, "ai_admin": OWN},
+    # Accounting is written only by the SECURITY DEFINER writer (_write):
     # users read their rows; an administrator reads all, corrects counts (UPDATE of
     # the token columns only: the matrix's UPDATE writes another column) and
     # deletes only a dropped role's rows (drop_role_data, issue 14 class 3).
@@ -358,11 +362,11 @@ EXPECTED = {
     "dbms_cloud_ai._memory_organization": {USERS: SHARED_READ,
                                            "ai_admin": ("rows", "refused", "n/a", "rows", "n/a", "rows")},
     "dbms_cloud_ai._usage_state": {USERS: SHARED_READ, "ai_admin": ("rows", "denied", "n/a", "rows", "n/a", "denied")},
-    # Role bindings (issue 14, class 3): a role reads its own and its groups';
-    # anyone may bind an existing role's name to that role's own OID (a no-op
-    # here: all are bound); administrators read all, re-bind only to the name's
-    # current OID and delete only bindings of dropped roles (none here).
-    "dbms_cloud_ai._role_binding": {USERS: ("grantee", "ok", "ok", "denied", "denied", "denied"),
+    # Role bindings (issue 14, class 3): a role reads its own and its groups'
+    # (the writer binds it); an administrator may bind an existing role's name
+    # to that role's own OID (a no-op here: all are bound), reads all, re-binds
+    # only to the name's current OID and deletes only bindings of dropped roles.
+    "dbms_cloud_ai._role_binding": {USERS: ("grantee",) + NOTHING[1:],
                                     "ai_admin": ("all", "ok", "ok", "own", "denied", "none")},
     "dbms_cloud_ai._memory_erasure": {USERS: NOTHING,
                                       "ai_admin": ("own", "ok", "refused", "denied", "denied", "denied")},
@@ -576,12 +580,11 @@ def test_d3_forced_rls_owner_and_grantees_cannot_bypass(sdb):
 # the database's token total for a PUBLIC budget (a documented aggregate).
 # _session_table(): takes nothing, returns nothing; creates the calling backend's
 # own temporary table (owned by dbms_cloud_ai_owner), which holds no row of anyone.
-# _store_calls(text,text,text): writes only what the package in the same backend
-# authorised with a one-time token; bob without it gets 42501 and nothing is written.
+# _write(text): runs only the write the package in the same backend authorised
+# with a one-time token; bob without it gets 42501 and nothing is written.
 DEFINER_CALLS = {"dbms_cloud_ai._tokens_used_today()": "select dbms_cloud_ai._tokens_used_today()",
                  "dbms_cloud_ai._session_table()": "select dbms_cloud_ai._session_table()",
-                 "dbms_cloud_ai._store_calls(text,text,text)":
-                     "select dbms_cloud_ai._store_calls('x', 'one', '[]')"}
+                 "dbms_cloud_ai._write(text)": "select dbms_cloud_ai._write('x')"}
 
 
 def test_d4_security_definer_functions_give_bob_nothing_of_alices(sdb):
@@ -595,9 +598,9 @@ def test_d4_security_definer_functions_give_bob_nothing_of_alices(sdb):
     assert definers["dbms_cloud_ai._session_table()"] == (0, "void")
     bob = db.connect("bob")
     bob.execute(DEFINER_CALLS["dbms_cloud_ai._session_table()"])
-    assert definers["dbms_cloud_ai._store_calls(text,text,text)"] == (3, "text")
+    assert definers["dbms_cloud_ai._write(text)"] == (1, "void")
     with raises("42501"):
-        bob.execute(DEFINER_CALLS["dbms_cloud_ai._store_calls(text,text,text)"])
+        bob.execute(DEFINER_CALLS["dbms_cloud_ai._write(text)"])
     assert bob.execute("select count(*) from pg_temp.dca_session_prompt").fetchone()[0] == 0
     (total,) = bob.execute(DEFINER_CALLS["dbms_cloud_ai._tokens_used_today()"]).fetchone()
     everyone = db.admin.execute("""select coalesce(sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)), 0)

@@ -118,8 +118,7 @@ comment on view dbms_cloud_ai.dba_cloud_ai_negative_feedback is
 'Every role''s negatively rated prompts and negative feedback (dbms_cloud_ai_admin only)';
 
 -- Privileges for the tables and views above (functions: 999-privileges.sql).
-grant select, insert, delete on dbms_cloud_ai._sql_statement to dbms_cloud_ai_user;
-grant select, insert, update, delete on dbms_cloud_ai._feedback, dbms_cloud_ai._example
+grant select on dbms_cloud_ai._sql_statement, dbms_cloud_ai._feedback, dbms_cloud_ai._example
    to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.user_cloud_ai_sql_statements, dbms_cloud_ai.user_cloud_ai_feedback,
                 dbms_cloud_ai.user_cloud_ai_negative_feedback

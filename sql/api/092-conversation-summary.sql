@@ -35,7 +35,7 @@ comment on view dbms_cloud_ai.dba_cloud_ai_conversation_summaries is
 'Every role''s conversation summaries (dbms_cloud_ai_admin only)';
 
 -- 999-privileges.sql revokes everything from PUBLIC; these grants are to the roles only.
-grant select, insert, update, delete on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai.user_cloud_ai_conversation_summaries to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.dba_cloud_ai_conversation_summaries to dbms_cloud_ai_admin;

@@ -10,24 +10,41 @@ grant usage on schema dbms_cloud, dbms_cloud_ai to dbms_cloud_ai_user;
 grant execute on all functions in schema dbms_cloud, dbms_cloud_ai to dbms_cloud_ai_user;
 grant execute on all procedures in schema dbms_cloud_ai to dbms_cloud_ai_user;
 
-grant select, insert, update, delete on dbms_cloud._credential to dbms_cloud_ai_user;
-grant select, insert, update, delete on dbms_cloud_ai._profile to dbms_cloud_ai_user;
-grant select on dbms_cloud_ai._host_ace to dbms_cloud_ai_user;
-grant select, insert, update, delete on dbms_cloud_ai._conversation to dbms_cloud_ai_user;
--- A prompt's organization and subject are written once, with the turn: erasure
--- finds a subject's prompts by them, so the role that said them cannot move its
--- prompts out of an erasure's reach afterwards (issue 14, class 7).
-revoke update on dbms_cloud_ai._conversation_prompt from dbms_cloud_ai_user;
-grant select, insert, delete on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_user;
+-- Ordinary roles read their own rows and write nothing directly (issue 14,
+-- class 2): every write of an API call runs in dbms_cloud_ai._write as
+-- dbms_cloud_ai_owner (python/src/dbms_cloud_ai/writer.py).  Without a write
+-- privilege a role can neither forge rows nor LOCK a table in any mode that
+-- blocks the extension, nor probe other roles' keys through unique-key errors.
+-- The revoke also takes back what 0.2.0 granted.
+revoke insert, update, delete, truncate, references, trigger
+    on all tables in schema dbms_cloud, dbms_cloud_ai from dbms_cloud_ai_user;
+grant select on dbms_cloud._credential, dbms_cloud_ai._profile, dbms_cloud_ai._host_ace,
+                dbms_cloud_ai._conversation, dbms_cloud_ai._conversation_prompt,
+                dbms_cloud_ai._memory, dbms_cloud_ai._memory_job
+   to dbms_cloud_ai_user;
+-- Administrators' own functions work across roles with the administrators'
+-- privileges, within their policies: erasure (erase_memories), purging every
+-- role's expired conversations, drop_role_data and the memory job runner's
+-- claims.  These are the rights every user held before 0.3.0, kept for
+-- administrators only (a role the DBA trusts with everyone's data).
+grant select, insert, update, delete on dbms_cloud._credential, dbms_cloud_ai._profile,
+                dbms_cloud_ai._conversation, dbms_cloud_ai._feedback, dbms_cloud_ai._example,
+                dbms_cloud_ai._conversation_summary, dbms_cloud_ai._memory,
+                dbms_cloud_ai._memory_job
+   to dbms_cloud_ai_admin;
+grant select, insert, delete on dbms_cloud_ai._conversation_prompt, dbms_cloud_ai._sql_statement
+   to dbms_cloud_ai_admin;
 grant update (profile_name, prompt_action, prompt, prompt_response, modified, client_identifier, client_ip,
               sid, serial_no, provider, model, prompt_version, input_tokens, output_tokens,
               tokens_estimated, latency_ms, rating, rating_comment, rated, request_id)
-   on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_user;
+   on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_admin;
 grant insert, update, delete on dbms_cloud_ai._host_ace to dbms_cloud_ai_admin;
--- Accounting is written only through dbms_cloud_ai._store_calls (issue 14, class 2).
-revoke insert on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source from dbms_cloud_ai_user;
+-- What dbms_cloud_ai_owner evaluates when it writes for a caller (column
+-- defaults, the policies that apply to every role).
+grant execute on function dbms_cloud_ai._caller(), dbms_cloud_ai._organization(),
+                          dbms_cloud_ai._administers(text), dbms_cloud_ai._role_is_stale(name)
+   to dbms_cloud_ai_owner;
 grant select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_user;
-grant insert, select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_owner;
 -- An administrator corrects a record's counts.
 grant update (input_tokens, output_tokens, tokens_estimated) on dbms_cloud_ai._model_call
    to dbms_cloud_ai_admin;
@@ -38,8 +55,6 @@ grant select on dbms_cloud_ai._admin_setting to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._admin_setting to dbms_cloud_ai_admin;
 
 grant select on dbms_cloud_ai._memory_role, dbms_cloud_ai._memory_organization to dbms_cloud_ai_user;
-grant select, insert, update, delete on dbms_cloud_ai._memory, dbms_cloud_ai._memory_job
-   to dbms_cloud_ai_user;
 grant insert, update, delete on dbms_cloud_ai._memory_role, dbms_cloud_ai._memory_organization
    to dbms_cloud_ai_admin;
 grant select, insert on dbms_cloud_ai._memory_erasure to dbms_cloud_ai_admin;
@@ -48,8 +63,8 @@ grant update on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_admin;
 -- Role bindings (097-role-binding.sql): a role binds itself on its first write;
 -- administrators re-bind after a restore and remove a dropped role's rows,
 -- accounting included (drop_role_data; the policies allow nothing else).
-grant select, insert on dbms_cloud_ai._role_binding to dbms_cloud_ai_user;
-grant update (role_oid), delete on dbms_cloud_ai._role_binding to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai._role_binding to dbms_cloud_ai_user;
+grant insert, update (role_oid), delete on dbms_cloud_ai._role_binding to dbms_cloud_ai_admin;
 grant delete on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_admin;
 
 grant select on dbms_cloud.user_credentials, dbms_cloud_ai.user_cloud_ai_profiles,

@@ -7,7 +7,7 @@ create table dbms_cloud_ai._host_ace
 , principal_name text not null
 , privilege      text not null default 'http' check (privilege = 'http')
 , created        timestamptz not null default pg_catalog.now()
-, created_by     name not null default current_user
+, created_by     name not null default dbms_cloud_ai._caller()
 );
 comment on table dbms_cloud_ai._host_ace is 'hosts a role may reach besides the providers'' own API hosts';
 

@@ -3,7 +3,7 @@
 -- embeddings).  No prompt or answer text is kept here, only what a call cost.
 create table dbms_cloud_ai._model_call
 ( call_id                uuid primary key
-, owner                  name not null default current_user
+, owner                  name not null default dbms_cloud_ai._caller()
 , created                timestamptz not null
 , profile_name           text
 , action                 text          -- RUNSQL, CHAT, ... or FEEDBACK
@@ -31,7 +31,7 @@ create index on dbms_cloud_ai._model_call (conversation_prompt_id) where convers
 -- What an answer used besides the question: feedback examples, memories, documents.
 create table dbms_cloud_ai._message_source
 ( call_id                uuid not null
-, owner                  name not null default current_user
+, owner                  name not null default dbms_cloud_ai._caller()
 , conversation_prompt_id uuid
 , source_kind            text not null  -- feedback, rated_prompt, memory, document
 , source_id              text not null

@@ -6,7 +6,7 @@
 -- <prompt>") and the SQL the model wrote.  FEEDBACK names statements by these.
 create table dbms_cloud_ai._sql_statement
 ( statement_id           uuid primary key default pg_catalog.gen_random_uuid()  -- no sequence: nothing but this row changes
-, owner                  name not null default current_user
+, owner                  name not null default dbms_cloud_ai._caller()
 , sql_id                 text not null check (sql_id ~ '^[0-9abcdfghjkmnpqrstuvwxyz]{13}$')
 , sql_text               text not null
 , profile_name           text not null
@@ -28,7 +28,7 @@ create index on dbms_cloud_ai._sql_statement (owner, sid, serial_no, created);
 -- One feedback record per owner, profile and SQL_ID; adding again replaces it.
 create table dbms_cloud_ai._feedback
 ( feedback_id      uuid primary key
-, owner            name not null default current_user
+, owner            name not null default dbms_cloud_ai._caller()
 , profile_name     text not null
 , sql_id           text not null
 , sql_text         text not null
@@ -53,7 +53,7 @@ create index on dbms_cloud_ai._feedback (owner, modified) where feedback_type = 
 -- feedback, negative feedback with a correction, and prompts rated +1.
 create table dbms_cloud_ai._example
 ( example_id             bigint generated always as identity primary key
-, owner                  name not null default current_user
+, owner                  name not null default dbms_cloud_ai._caller()
 , profile_name           text not null
 , source_kind            text not null check (source_kind in ('feedback', 'rated_prompt'))
 , feedback_id            uuid unique references dbms_cloud_ai._feedback on delete cascade

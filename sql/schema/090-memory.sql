@@ -11,7 +11,7 @@ create table dbms_cloud_ai._memory_role
 , organization text not null check (pg_catalog.length(organization) between 1 and 128)
 , identity     text not null default 'role' check (identity in ('role', 'asserted', 'anonymous'))
 , modified     timestamptz not null default pg_catalog.now()
-, modified_by  name not null default current_user
+, modified_by  name not null default dbms_cloud_ai._caller()
 );
 comment on table dbms_cloud_ai._memory_role is 'organization and identity source of a role';
 
@@ -24,7 +24,7 @@ create table dbms_cloud_ai._memory_organization
 , idle_minutes  integer not null default 15 check (idle_minutes between 0 and 10080)
 , recall_tokens integer not null default 400 check (recall_tokens between 0 and 100000)
 , modified      timestamptz not null default pg_catalog.now()
-, modified_by   name not null default current_user
+, modified_by   name not null default dbms_cloud_ai._caller()
 );
 comment on table dbms_cloud_ai._memory_organization is 'long-term memory switch and limits per organization';
 
@@ -55,7 +55,7 @@ create table dbms_cloud_ai._memory
 , seq                    bigint generated always as identity   -- write order: eviction drops the lowest
 , organization           text not null
 , subject                text not null
-, owner                  name not null default current_user    -- the role that holds it (a gateway for its visitors)
+, owner                  name not null default dbms_cloud_ai._caller()    -- the role that holds it (a gateway for its visitors)
 , fact                   text not null check (pg_catalog.length(fact) between 1 and 2000)
 , fact_key               text not null   -- md5 of the fact, case and spacing folded: exact duplicates
 , source_conversation_id uuid not null
@@ -74,7 +74,7 @@ create index on dbms_cloud_ai._memory (source_prompt_id);
 -- pending and pushes due_at out (debounce); the runner takes due jobs.
 create table dbms_cloud_ai._memory_job
 ( conversation_id     uuid primary key references dbms_cloud_ai._conversation on delete cascade
-, owner               name not null default current_user
+, owner               name not null default dbms_cloud_ai._caller()
 , organization        text not null
 , subject             text                -- NULL: anonymous; the job stops
 , profile_name        text
@@ -105,7 +105,7 @@ create table dbms_cloud_ai._memory_erasure
 , organization     text not null
 , subject_digest   text not null   -- sha256 of the subject: matches a later request, reveals nothing
 , scope            text not null check (scope in ('memory', 'subject'))
-, actor            name not null default current_user
+, actor            name not null default dbms_cloud_ai._caller()
 , memories         integer not null
 , prompts          integer not null
 , jobs             integer not null

@@ -74,8 +74,8 @@ declare
     mine  oid;
     bound oid;
 begin
-    -- dbms_cloud_ai_owner: the accounting writer (_store_calls) stores rows of the
-    -- roles it serves, whose own first write binds them.
+    -- dbms_cloud_ai_owner: the writer (_write) binds the role it writes for itself
+    -- (writer.py).
     if pg_catalog.current_setting('is_superuser') operator(pg_catalog.=) 'on'
        or current_user operator(pg_catalog.=) 'dbms_cloud_ai_owner' then
         return null;

@@ -1,5 +1,5 @@
 -- After 098-table-owner.sql, which makes the role dbms_cloud_ai_owner.
--- Accounting rows are written by dbms_cloud_ai._store_calls, which runs as
+-- Accounting rows are written by dbms_cloud_ai._write (099-writer.sql), which runs as
 -- dbms_cloud_ai_owner (row-level security is forced on the owner too, so it gets
 -- policies of its own; no one logs in or acts as that role otherwise).  Users only
 -- read their rows.  Administrators correct a record's counts (UPDATE of the

@@ -10,6 +10,29 @@ update dbms_cloud_ai._model_call set input_tokens = 0 where input_tokens operato
 update dbms_cloud_ai._model_call set output_tokens = 0 where output_tokens operator(pg_catalog.<) 0;
 update dbms_cloud_ai._model_call set latency_ms = 0 where latency_ms operator(pg_catalog.<) 0;
 update dbms_cloud_ai._model_call set attempts = 1 where attempts operator(pg_catalog.<) 1;
+-- Owner columns default to the role an API call acts for (writes run as
+-- dbms_cloud_ai_owner for the caller: 011-caller.sql, 099-writer.sql).
+-- include schema/011-caller.sql
+alter table dbms_cloud._credential alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._profile alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._host_ace alter column created_by set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._conversation alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._conversation_prompt alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._model_call alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._message_source alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._sql_statement alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._feedback alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._example alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._conversation_summary alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._memory_role alter column modified_by set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._memory_organization alter column modified_by set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._memory alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._memory_job alter column owner set default dbms_cloud_ai._caller();
+alter table dbms_cloud_ai._memory_erasure alter column actor set default dbms_cloud_ai._caller();
+-- A call dated in the future (forgeable before 0.3.0) counts from now on.
+update dbms_cloud_ai._model_call set created = pg_catalog.now()
+ where created operator(pg_catalog.>) pg_catalog.now();
+-- include schema/074-forget-summaries.sql
 -- include schema/091-admin-settings.sql
 -- include schema/097-role-binding.sql
 
@@ -41,3 +64,5 @@ on conflict (role_name) do nothing;
 -- include schema/098-table-owner.sql
 -- Policies for the accounting writer, who is dbms_cloud_ai_owner (made by 098).
 -- include schema/099-accounting-writer.sql
+-- The write path for every other table (issue 14, class 2).
+-- include schema/099-writer.sql

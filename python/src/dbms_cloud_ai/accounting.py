@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
 import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from . import db, spool
-from .errors import InsufficientPrivilege
+from . import spool, writer
 
 MAX_PENDING = 10_000
 # A provider's token counts are its word, and its answer may be hostile: a count
@@ -269,40 +267,14 @@ _FLUSH = """
              where pg_catalog.pg_xact_status(k.xid) operator(pg_catalog.=) 'committed'
                and (select m.call_id from dbms_cloud_ai._model_call m       -- a probe (as above)
                      where m.call_id operator(pg_catalog.=) k.call_id) is not null)::text as stored"""
-
-
-# --- the writer: accounting rows are stored only by dbms_cloud_ai._store_calls ------------
-
 _FLUSH_TYPES = ("text", "text", "text")
-_authorized: str | None = None   # the one-time token of the write the package is making
 
 
-def _write(plpy, statement: str, args: tuple):
-    """Run one of the two accounting statements through the SECURITY DEFINER
-    writer; the first row it returned."""
-    global _authorized
-    _authorized = secrets.token_hex(16)
-    try:
-        raw = db.one(plpy, "select dbms_cloud_ai._store_calls($1, $2, $3) as r",
-                     _FLUSH_TYPES, (_authorized, statement, json.dumps(args)))["r"]
-    finally:
-        _authorized = None
-    return json.loads(raw) if raw else None
+# --- accounting rows are written by the writer (writer.py): users hold no INSERT --------
 
-
-def store(plpy, token, statement, args):
-    """The writer's side (as dbms_cloud_ai_owner): run the statement only for
-    the write this backend's package authorised; anyone else calling
-    _store_calls from SQL holds no token."""
-    global _authorized
-    if _authorized is None or token is None or not secrets.compare_digest(token, _authorized):
-        raise InsufficientPrivilege("dbms_cloud_ai._store_calls is internal",
-                                    hint="Accounting is written by dbms_cloud_ai.generate and "
-                                         "the other API functions, never directly.")
-    _authorized = None
-    sql, types = (_INSERT_ONE, _INSERT_TYPES) if statement == "one" else (_FLUSH, _FLUSH_TYPES)
-    row = db.one(plpy, sql, types, tuple(json.loads(args)))
-    return None if row is None else json.dumps(dict(row))
+def _write(plpy, sql: str, types: tuple, args: tuple):
+    """Run one of the two accounting statements as dbms_cloud_ai_owner; its first row."""
+    return writer.one(plpy, sql, types, args)
 
 
 def flush(plpy, owner: str, current_xid: str | None = None) -> None:
@@ -342,7 +314,8 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
         r = fresh[0]
         previous = next((x["_xid"] for x in reversed(mine) if x["_xid"]), None)
         prev_ids = [x["call_id"] for x in mine if previous and x["_xid"] == previous]
-        row = _write(plpy, "one", tuple(r[k] for k in _COLUMNS) + (previous, prev_ids))
+        row = _write(plpy, _INSERT_ONE, _INSERT_TYPES,
+                     tuple(r[k] for k in _COLUMNS) + (previous, prev_ids))
         if row is not None:
             r["_xid"] = row["xid"]
             if previous is None or row["previous"] == "in progress":
@@ -356,7 +329,7 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
             and len(mine) < CONFIRM_EVERY:
         return
     written = [{"call_id": r["call_id"], "xid": r["_xid"]} for r in mine if r["_xid"]]
-    row = _write(plpy, "batch",
+    row = _write(plpy, _FLUSH, _FLUSH_TYPES,
                  (json.dumps([{k: r[k] for k in _COLUMNS} for r in mine]),
                   json.dumps([{k: v for k, v in s.items() if k != "_xid"} for s in mine_sources]),
                   json.dumps(written)))

@@ -19,14 +19,14 @@ from .providers import WELL_KNOWN_HOSTS, WELL_KNOWN_SUFFIXES
 _HOST = re.compile(r"(\*|(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)\Z")
 
 
-def _is_admin(plpy) -> bool:
+def is_admin(plpy) -> bool:
     return db.one(plpy, """
         select (select rolsuper from pg_catalog.pg_roles where rolname = current_user)
             or pg_catalog.pg_has_role(current_user, 'dbms_cloud_ai_admin', 'member') as a""")["a"]
 
 
 def require_admin(plpy, what):
-    if not _is_admin(plpy):
+    if not is_admin(plpy):
         raise InsufficientPrivilege(
             f"{what} requires the dbms_cloud_ai_admin role",
             hint="Ask a superuser to run: GRANT dbms_cloud_ai_admin TO <role>;")

@@ -21,7 +21,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
-from . import accounting, db, scheduling, summaries
+from . import accounting, acl, db, scheduling, summaries, writer
 from .errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.conversation_id"
@@ -118,7 +118,7 @@ def _exists(plpy, cid) -> bool:
 def create(plpy, attributes_json, set_current=False) -> str:
     a = _attrs(attributes_json, partial=False)
     cid = str(uuid.uuid4())
-    db.query(plpy, """
+    writer.query(plpy, """
         insert into dbms_cloud_ai._conversation
                (conversation_id, title, description, retention_days, conversation_length,
                 title_pending, expires_at, summarize_history, summary_max_tokens)
@@ -140,7 +140,7 @@ def update(plpy, conversation_id, attributes_json):
         raise _missing(cid)
     if not a:
         return
-    row = db.one(plpy, f"""
+    row = writer.one(plpy, f"""
         update dbms_cloud_ai._conversation c set
                title = case when $2 then $3 else title end,
                title_pending = case when $2 then false else title_pending end,
@@ -153,7 +153,7 @@ def update(plpy, conversation_id, attributes_json):
                summarize_history = case when $9 then $10 else summarize_history end,
                summary_max_tokens = case when $11 then $12 else summary_max_tokens end,
                modified = pg_catalog.now()
-         where c.conversation_id = $1::uuid and c.owner = current_user and {_LIVE}
+         where c.conversation_id = $1::uuid and c.owner = dbms_cloud_ai._caller() and {_LIVE}
         returning 1 as x""",
                  ("text", "bool", "text", "bool", "text", "int4", "bool", "int4",
                   "bool", "bool", "bool", "int4"),
@@ -167,8 +167,8 @@ def update(plpy, conversation_id, attributes_json):
 
 def drop(plpy, conversation_id, force):
     cid = parse_id(conversation_id)
-    gone = db.one(plpy, f"""delete from dbms_cloud_ai._conversation c
-                            where c.conversation_id = $1::uuid and c.owner = current_user and {_LIVE}
+    gone = writer.one(plpy, f"""delete from dbms_cloud_ai._conversation c
+                            where c.conversation_id = $1::uuid and c.owner = dbms_cloud_ai._caller() and {_LIVE}
                             returning 1 as x""", ("text",), (cid,))
     if gone is None and not force:
         raise _missing(cid)
@@ -178,10 +178,10 @@ def drop(plpy, conversation_id, force):
 
 def delete_prompt(plpy, conversation_prompt_id, force):
     pid = parse_id(conversation_prompt_id, "conversation prompt id")
-    gone = db.one(plpy, f"""
+    gone = writer.one(plpy, f"""
         delete from dbms_cloud_ai._conversation_prompt p
          using dbms_cloud_ai._conversation c
-         where p.conversation_prompt_id = $1::uuid and p.owner = current_user
+         where p.conversation_prompt_id = $1::uuid and p.owner = dbms_cloud_ai._caller()
            and c.conversation_id = p.conversation_id and {_LIVE}
         returning 1 as x""", ("text",), (pid,))
     if gone is None and not force:
@@ -193,10 +193,10 @@ def add_tag(plpy, conversation_id, tag_key, tag_value):
     cid = parse_id(conversation_id)
     if tag_key is None or not str(tag_key).strip():
         raise NullValue("tag_key must not be empty", hint="Pass a tag name as tag_key.")
-    row = db.one(plpy, f"""
+    row = writer.one(plpy, f"""
         update dbms_cloud_ai._conversation c
            set tags = c.tags || pg_catalog.jsonb_build_object($2::text, $3::text), modified = pg_catalog.now()
-         where c.conversation_id = $1::uuid and c.owner = current_user and {_LIVE}
+         where c.conversation_id = $1::uuid and c.owner = dbms_cloud_ai._caller() and {_LIVE}
         returning 1 as x""", ("text", "text", "text"), (cid, tag_key, tag_value))
     if row is None:
         raise _missing(cid)
@@ -217,8 +217,8 @@ def remove_tag(plpy, conversation_id, tag_key, force):
             return
         raise UndefinedObject(f"conversation id={show_id(cid)} has no tag {tag_key!r}",
                               hint="See the tags column of dbms_cloud_ai.user_cloud_ai_conversations.")
-    db.query(plpy, """update dbms_cloud_ai._conversation set tags = tags - $2, modified = pg_catalog.now()
-                       where conversation_id = $1::uuid and owner = current_user""",
+    writer.query(plpy, """update dbms_cloud_ai._conversation set tags = tags - $2, modified = pg_catalog.now()
+                       where conversation_id = $1::uuid and owner = dbms_cloud_ai._caller()""",
              ("text", "text"), (cid, tag_key))
 
 
@@ -398,7 +398,7 @@ def record(plpy, thread: Thread, profile_name, action, prompt, response, prompt_
     t = {**_NO_TOTALS, **(totals or {})}
     try:
         with plpy.subtransaction():
-            row = db.one(plpy, f"""
+            row = writer.one(plpy, f"""
                 insert into dbms_cloud_ai._conversation_prompt
                        (conversation_prompt_id, conversation_id, profile_name, prompt_action, prompt,
                         prompt_response, client_identifier, client_ip, sid, serial_no,
@@ -407,21 +407,20 @@ def record(plpy, thread: Thread, profile_name, action, prompt, response, prompt_
                 select $1::uuid, c.conversation_id, $3, $4, $5, $6,
                        nullif(pg_catalog.current_setting('application_name'), ''),
                        pg_catalog.host(pg_catalog.inet_client_addr()), pg_catalog.pg_backend_pid(),
-                       (select (extract(epoch from a.backend_start) * 1000000)::bigint
-                          from pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) a),
-                       $7, $8, $9, $10, $11, $12, $13, $14, $15, $16
+                       $17, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16
                   from dbms_cloud_ai._conversation c
-                 where c.conversation_id = $2::uuid and c.owner = current_user and {_LIVE}
+                 where c.conversation_id = $2::uuid and c.owner = dbms_cloud_ai._caller() and {_LIVE}
                     on conflict (owner, request_id) where request_id is not null do nothing
                 returning 1 as x""", ("text", "text", "text", "text", "text", "text",
                                      "text", "text", "text", "int4", "int4", "bool", "int4",
-                                     "text", "text", "text"),
+                                     "text", "text", "text", "int8"),
                          (prompt_id or new_prompt_id(), thread.conversation_id, profile_name,
                           action.upper(), prompt, response, t["provider"], t["model"],
                           t["prompt_version"], t["input_tokens"], t["output_tokens"],
                           t["tokens_estimated"], t["latency_ms"],
                           speaker.organization if speaker else None,
-                          speaker.subject if speaker else None, request_id))
+                          speaker.subject if speaker else None, request_id,
+                          backend_serial(plpy)))
     except plpy.spiexceptions.ForeignKeyViolation:
         row = None
     if row is None and request_id is not None:
@@ -433,6 +432,23 @@ def record(plpy, thread: Thread, profile_name, action, prompt, response, prompt_
                      "this answer was not recorded")
         return False
     return True
+
+
+_serial: list[int] = []
+
+
+def backend_serial(plpy) -> int | None:
+    """This backend's serial number (its start, in microseconds): with its pid,
+    the session a row was written in.  Read in the caller's own context (the
+    writer's role may not read the caller's backend), once per backend."""
+    if not _serial:
+        s = db.one(plpy, """
+            select (extract(epoch from a.backend_start) * 1000000)::bigint as s
+              from pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) a""")["s"]
+        if s is None:
+            return None
+        _serial.append(s)
+    return _serial[0]
 
 
 def claim_naming(plpy, cid) -> bool:
@@ -459,12 +475,12 @@ def claim_naming(plpy, cid) -> bool:
 
 
 def set_title(plpy, thread: Thread, title: str | None, description: str | None):
-    db.query(plpy, """
+    writer.query(plpy, """
         update dbms_cloud_ai._conversation
            set title = coalesce(title, $2), description = coalesce(description, $3),
                title_generated = title is null and $2 is not null,
                title_pending = false, modified = pg_catalog.now()
-         where conversation_id = $1::uuid and owner = current_user and title_pending""",
+         where conversation_id = $1::uuid and owner = dbms_cloud_ai._caller() and title_pending""",
              ("text", "text", "text"),
              (thread.conversation_id, title[:MAX_TITLE] if title else None, description))
 
@@ -535,6 +551,10 @@ def purge_batch(plpy, batch_size) -> int:
     security applies (a superuser's purge would otherwise scan the table)."""
     if batch_size is None or batch_size < 1:
         raise InvalidParameter("batch_size must be at least 1", hint="Pass batch_size => 10000.")
+    # An administrator purges every role's expired conversations with their own
+    # privileges (their purge policies); anyone else purges their own, through
+    # the writer.
+    w = db if acl.is_admin(plpy) else writer
     deleted, room = 0, batch_size
     while room > 0:
         conv = db.one(plpy, """
@@ -542,7 +562,7 @@ def purge_batch(plpy, batch_size) -> int:
              where c.expires_at <= pg_catalog.now() order by c.expires_at limit 1""")
         if conv is None:
             break
-        n = db.one(plpy, """
+        n = w.one(plpy, """
             with doomed as (select ctid from dbms_cloud_ai._conversation_prompt
                              where conversation_id = $1::uuid limit $2)
             , gone as (delete from dbms_cloud_ai._conversation_prompt p
@@ -551,7 +571,7 @@ def purge_batch(plpy, batch_size) -> int:
         deleted += n
         room -= n
         if room > 0:  # every prompt is gone: the conversation goes too
-            deleted += db.one(plpy, """
+            deleted += w.one(plpy, """
                 with gone as (delete from dbms_cloud_ai._conversation c
                                where c.conversation_id = $1::uuid and c.expires_at <= pg_catalog.now()
                                  and not exists (select from dbms_cloud_ai._conversation_prompt p

@@ -1,13 +1,13 @@
 """dbms_cloud credentials: write-only secrets owned by the role that stored them.
 
-Every statement runs as the caller (SECURITY INVOKER); row-level security on
-dbms_cloud._credential limits each role to its own rows, so another role's
-credential looks exactly like a missing one.
+Reads run as the caller (SECURITY INVOKER) and writes through writer.py;
+row-level security on dbms_cloud._credential limits each role to its own rows,
+so another role's credential looks exactly like a missing one.
 """
 
 from __future__ import annotations
 
-from . import crypto, db, names, roles
+from . import crypto, db, names, roles, writer
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 _HINT_CREATE = "Create it with dbms_cloud.create_credential(credential_name, username, password)."
@@ -29,9 +29,9 @@ def create(plpy, credential_name, username, password):
     _check_secret(password)
     owner = db.one(plpy, "select current_user::text as u")["u"]
     blob, kid = crypto.encrypt(owner, name, password, roles.binding(plpy))
-    row = db.one(plpy, """
+    row = writer.one(plpy, """
         insert into dbms_cloud._credential (owner, credential_name, username, secret, key_id)
-        values (current_user, $1, $2, $3, $4)
+        values (dbms_cloud_ai._caller(), $1, $2, $3, $4)
         on conflict (owner, credential_name) do nothing
         returning credential_id""", ("text", "text", "bytea", "text"), (name, username, blob, kid))
     if row is None:
@@ -43,8 +43,8 @@ def create(plpy, credential_name, username, password):
 
 def drop(plpy, credential_name):
     name = names.normalize(credential_name, "credential")
-    if db.one(plpy, "delete from dbms_cloud._credential where owner = current_user "
-                    "and credential_name = $1 returning 1 as x", ("text",), (name,)) is None:
+    if writer.one(plpy, "delete from dbms_cloud._credential where owner = dbms_cloud_ai._caller() "
+                        "and credential_name = $1 returning 1 as x", ("text",), (name,)) is None:
         raise _missing(name)
 
 
@@ -57,15 +57,15 @@ def update(plpy, credential_name, attribute, value):
         _check_secret(value)
         owner = db.one(plpy, "select current_user::text as u")["u"]
         blob, kid = crypto.encrypt(owner, name, value, roles.binding(plpy))
-        row = db.one(plpy, """
+        row = writer.one(plpy, """
             update dbms_cloud._credential set secret = $2, key_id = $3, modified = now()
-             where owner = current_user and credential_name = $1 returning 1 as x""",
-                     ("text", "bytea", "text"), (name, blob, kid))
+             where owner = dbms_cloud_ai._caller() and credential_name = $1 returning 1 as x""",
+                         ("text", "bytea", "text"), (name, blob, kid))
     elif attr == "username":
-        row = db.one(plpy, """
+        row = writer.one(plpy, """
             update dbms_cloud._credential set username = $2, modified = now()
-             where owner = current_user and credential_name = $1 returning 1 as x""",
-                     ("text", "text"), (name, value))
+             where owner = dbms_cloud_ai._caller() and credential_name = $1 returning 1 as x""",
+                         ("text", "text"), (name, value))
     else:
         raise InvalidParameter(f"unknown credential attribute {attribute!r}",
                                hint="dbms_cloud.update_credential accepts 'username' or 'password'.")
@@ -75,10 +75,10 @@ def update(plpy, credential_name, attribute, value):
 
 def set_enabled(plpy, credential_name, enabled: bool):
     name = names.normalize(credential_name, "credential")
-    if db.one(plpy, """
+    if writer.one(plpy, """
             update dbms_cloud._credential set enabled = $2, modified = now()
-             where owner = current_user and credential_name = $1 returning 1 as x""",
-              ("text", "bool"), (name, enabled)) is None:
+             where owner = dbms_cloud_ai._caller() and credential_name = $1 returning 1 as x""",
+                  ("text", "bool"), (name, enabled)) is None:
         raise _missing(name)
 
 

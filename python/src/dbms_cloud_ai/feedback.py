@@ -28,7 +28,7 @@ import struct
 import uuid
 from dataclasses import dataclass, replace
 
-from . import accounting, conversations, db, embeddings, llm, profiles, sqlguard
+from . import accounting, conversations, db, embeddings, llm, profiles, sqlguard, writer
 from .errors import (
     DcaError,
     InsufficientPrivilege,
@@ -121,11 +121,11 @@ _SESSION = """pg_catalog.pg_backend_pid(),
               (select (extract(epoch from a.backend_start) * 1000000)::bigint
                  from pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) a)"""
 
-_LOG = f"""
+_LOG = """
     insert into dbms_cloud_ai._sql_statement
            (sql_id, sql_text, profile_name, action, prompt, sql, conversation_prompt_id,
             sid, serial_no)
-    values ($1, $2, $3, $4, $5, $6, $7::uuid, {_SESSION})"""
+    values ($1, $2, $3, $4, $5, $6, $7::uuid, pg_catalog.pg_backend_pid(), $8)"""
 
 
 def log_statement(plpy, ctx, profile_name: str, action: str, prompt: str, sql: str | None,
@@ -139,9 +139,9 @@ def log_statement(plpy, ctx, profile_name: str, action: str, prompt: str, sql: s
     text = statement_text(action, prompt)
     try:
         with plpy.subtransaction():
-            db.query(plpy, _LOG, ("text",) * 7,
-                     (sql_id(text), text, profile_name, action.upper(), prompt, sql,
-                      conversation_prompt_id))
+            writer.query(plpy, _LOG, ("text",) * 7 + ("int8",),
+                         (sql_id(text), text, profile_name, action.upper(), prompt, sql,
+                          conversation_prompt_id, conversations.backend_serial(plpy)))
     except plpy.spiexceptions.ForeignKeyViolation:
         pass  # the profile was dropped while the model answered: nothing to give feedback on
 
@@ -232,8 +232,8 @@ def _no_statement(profile: str, sid: str, text: str | None) -> UndefinedObject:
 
 
 def _delete(plpy, profile: str, sid: str) -> None:
-    gone = db.one(plpy, """delete from dbms_cloud_ai._feedback
-                            where owner = current_user and profile_name = $1 and sql_id = $2
+    gone = writer.one(plpy, """delete from dbms_cloud_ai._feedback
+                            where owner = dbms_cloud_ai._caller() and profile_name = $1 and sql_id = $2
                            returning 1 as x""", ("text", "text"), (profile, sid))
     if gone is None:
         raise UndefinedObject(f"no matching feedback record for deletion: sql_id {sid} with "
@@ -271,7 +271,7 @@ def apply(plpy, ctx, stmt: Statement, kind: str, response, content, search_path=
         corrected_by = "model" if correction else None
     example_sql = correction if kind == "negative" else (correction or stmt.sql)
     vector = _embedding(plpy, ctx, attrs, stmt.question) if example_sql else None
-    fid = db.one(plpy, """
+    fid = writer.one(plpy, """
         insert into dbms_cloud_ai._feedback as f
                (feedback_id, profile_name, sql_id, sql_text, action, question, feedback_type,
                 generated_sql, response, corrected_by, feedback_content)
@@ -325,11 +325,11 @@ def _store_example(plpy, kind: str, source_id: str, profile: str, question: str,
     """Insert, replace or (sql None) remove the example of one feedback record or prompt."""
     upsert, delete = _EXAMPLE_SQL[kind]
     if sql is None:
-        db.query(plpy, delete, ("text",), (source_id,))
+        writer.query(plpy, delete, ("text",), (source_id,))
         return
-    db.query(plpy, upsert, ("text", "text", "text", "text", "text", "float4[]", "text"),
-             (profile, kind, source_id, question, sql,
-              vector.values if vector else None, vector.model if vector else None))
+    writer.query(plpy, upsert, ("text", "text", "text", "text", "text", "float4[]", "text"),
+                 (profile, kind, source_id, question, sql,
+                  vector.values if vector else None, vector.model if vector else None))
 
 
 # --- asking the model: correction and classification ---------------------------------------
@@ -476,7 +476,7 @@ _RATE = """
     update dbms_cloud_ai._conversation_prompt p
        set rating = $2, rating_comment = $3,
            rated = case when $2 is null then null else pg_catalog.now() end
-     where p.conversation_prompt_id = $1::uuid and p.owner = current_user
+     where p.conversation_prompt_id = $1::uuid and p.owner = dbms_cloud_ai._caller()
     returning 1 as x"""
 
 
@@ -505,8 +505,8 @@ def rate_prompt(plpy, conversation_prompt_id, rating, rating_comment) -> None:
 
 
 def _write_rating(plpy, pid, rating, comment, row, vector, example=True):
-    if db.one(plpy, _RATE, ("text", "int2", "text"),
-              (pid, rating, None if rating is None else comment)) is None:
+    if writer.one(plpy, _RATE, ("text", "int2", "text"),
+                  (pid, rating, None if rating is None else comment)) is None:
         raise UndefinedObject(f"conversation prompt id={conversations.show_id(pid)} does not exist",
                               hint="List prompts in dbms_cloud_ai.user_cloud_ai_conversation_prompts.")
     _store_example(plpy, "rated_prompt", pid, row["profile_name"], row["prompt"],

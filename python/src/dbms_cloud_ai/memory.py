@@ -20,7 +20,7 @@ import json
 import re
 import time
 
-from . import accounting, acl, conversations, db, identity, llm
+from . import accounting, acl, conversations, db, identity, llm, writer
 from .errors import UndefinedObject
 from .identity import Identity
 
@@ -213,10 +213,10 @@ def delete(plpy, memory_id) -> None:
     or delete."""
     mid = conversations.parse_id(memory_id, "memory_id", _LIST_HINT)
     ident = identity.current(plpy)
-    row = db.one(plpy, """
+    row = writer.one(plpy, """
         delete from dbms_cloud_ai._memory
          where memory_id = $1::uuid and organization = $2 and subject = $3
-           and owner = current_user
+           and owner = dbms_cloud_ai._caller()
         returning 1 as x""", ("text", "text", "text"), (mid, ident.organization, ident.subject))
     if row is None:
         raise UndefinedObject(f"memory {mid.upper()} does not exist",

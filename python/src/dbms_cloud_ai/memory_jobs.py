@@ -24,7 +24,7 @@ import hashlib
 import json
 import re
 
-from . import accounting, budget, db, identity, llm, profiles, providers, scheduling
+from . import accounting, budget, db, identity, llm, profiles, providers, scheduling, writer
 from .errors import DcaError, InvalidParameter, TokenBudgetExceeded
 from .memory import lock_subject
 
@@ -61,7 +61,7 @@ def enqueue(plpy, ident, conversation_id: str, profile_name: str, prompt_id: str
     a run may have read, and gone past, a newer prompt while this one was not
     committed.  The job then goes back to just before it (``extracted_through``
     never passes a prompt that was not read)."""
-    db.query(plpy, """
+    writer.query(plpy, """
         insert into dbms_cloud_ai._memory_job as j
                (conversation_id, organization, subject, profile_name, due_at)
         values ($1::uuid, $2, $3, $4, pg_catalog.now() + pg_catalog.make_interval(mins => $5))
@@ -155,9 +155,9 @@ def _finish(plpy, cid, token, status, reason, *, read=(), read_from=0, organizat
     # a turn that re-scheduled the job meanwhile has committed by then, so its
     # prompt is visible (within one UPDATE the wait happens after the snapshot),
     # and a later turn's enqueue waits for this run to end.
-    db.query(plpy, "select 1 as x from dbms_cloud_ai._memory_job where conversation_id = $1::uuid "
-                   "for update", ("text",), (cid,))
-    db.query(plpy, _FINISH, _FINISH_TYPES,
+    writer.query(plpy, "select 1 as x from dbms_cloud_ai._memory_job "
+                       "where conversation_id = $1::uuid for update", ("text",), (cid,))
+    writer.query(plpy, _FINISH, _FINISH_TYPES,
              (cid, token, status, reason, retry_minutes, through, c.get("proposed"),
               c.get("stored"), c.get("rejected"), c.get("duplicate"), c.get("evicted"), call_id,
               first, organization, [r["id"] for r in read]))
@@ -354,10 +354,10 @@ def store(plpy, job, conversation_id, accepted) -> dict:
     writer per subject at a time."""
     lock_subject(plpy, job["organization"], job["subject"])
     unique = list({f["key"]: f for f in accepted}.values())
-    written = db.one(plpy, _STORE, ("text", "text", "text", "text"),
-                     (job["organization"], job["subject"], conversation_id, json.dumps(unique)))
-    evicted = db.one(plpy, _EVICT, ("text", "text", "int4"),
-                     (job["organization"], job["subject"], job["max_memories"]))["evicted"]
+    written = writer.one(plpy, _STORE, ("text", "text", "text", "text"),
+                         (job["organization"], job["subject"], conversation_id, json.dumps(unique)))
+    evicted = writer.one(plpy, _EVICT, ("text", "text", "int4"),
+                         (job["organization"], job["subject"], job["max_memories"]))["evicted"]
     return {"stored": written["stored"], "evicted": evicted,
             "duplicate": written["duplicate"] + len(accepted) - len(unique),
             # cited a message that was erased while the model answered

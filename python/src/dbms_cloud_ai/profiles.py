@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import attributes, conversations, credentials, db, llm, names, roles
+from . import attributes, conversations, credentials, db, llm, names, roles, writer
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.profile_name"
@@ -48,10 +48,10 @@ def create(plpy, profile_name, attributes_json, status, description):
     attrs = attributes.merge({}, attributes.parse_all(
         attributes.parse_json_object(attributes_json, "attributes")))
     cred = _validate(plpy, attrs, attrs)
-    row = db.one(plpy, """
+    row = writer.one(plpy, """
         insert into dbms_cloud_ai._profile
                (owner, profile_name, status, description, attributes, credential_name)
-        values (current_user, $1, $2, $3, $4::jsonb, $5)
+        values (dbms_cloud_ai._caller(), $1, $2, $3, $4::jsonb, $5)
         on conflict (owner, profile_name) do nothing returning profile_id""",
                  ("text", "text", "text", "text", "text"),
                  (name, _status(status), description, json.dumps(attrs), cred))
@@ -73,7 +73,7 @@ def load(plpy, profile_name) -> Profile:
 
 def drop(plpy, profile_name, force):
     name = names.normalize(profile_name, "profile")
-    gone = db.one(plpy, "delete from dbms_cloud_ai._profile where owner = current_user "
+    gone = writer.one(plpy, "delete from dbms_cloud_ai._profile where owner = dbms_cloud_ai._caller() "
                         "and profile_name = $1 returning 1 as x", ("text",), (name,))
     if gone is None and not force:
         raise _missing(name)
@@ -88,7 +88,7 @@ def set_status(plpy, profile_name, status):
             f"profile {p.name} is already {status.lower()}",
             hint=f"Call dbms_cloud_ai.{'disable' if status == 'ENABLED' else 'enable'}_profile() "
                  "to change it.")
-    db.query(plpy, "update dbms_cloud_ai._profile set status = $2, last_modified = now() "
+    writer.query(plpy, "update dbms_cloud_ai._profile set status = $2, last_modified = now() "
                    "where profile_id = $1", ("bigint", "text"), (p.profile_id, status))
 
 
@@ -97,7 +97,7 @@ def set_attributes(plpy, profile_name, changes: dict):
     parsed = attributes.parse_all(changes)
     merged = attributes.merge(p.attrs, parsed)
     cred = _validate(plpy, merged, parsed)
-    db.query(plpy, "update dbms_cloud_ai._profile set attributes = $2::jsonb, credential_name = $3, "
+    writer.query(plpy, "update dbms_cloud_ai._profile set attributes = $2::jsonb, credential_name = $3, "
                    "last_modified = now() where profile_id = $1",
              ("bigint", "text", "text"), (p.profile_id, json.dumps(merged), cred))
 

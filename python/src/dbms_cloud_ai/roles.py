@@ -11,7 +11,7 @@ id in its one statement, and staleness is looked up only when a call fails.
 
 from __future__ import annotations
 
-from . import db
+from . import db, writer
 from .errors import InsufficientPrivilege, NotInPrerequisiteState
 
 _STATE = """
@@ -20,12 +20,6 @@ _STATE = """
            b.role_oid as bound, b.binding_id::text as binding_id
       from (select) x
       left join dbms_cloud_ai._role_binding b on b.role_name = current_user"""
-
-_BIND = """
-    insert into dbms_cloud_ai._role_binding (role_name, role_oid)
-    select current_user, r.oid from pg_catalog.pg_roles r where r.rolname = current_user
-    on conflict (role_name) do nothing"""
-
 
 def stale_error(who: str) -> InsufficientPrivilege:
     return InsufficientPrivilege(
@@ -47,7 +41,7 @@ def binding(plpy) -> str:
     """The caller's binding id, binding the caller first if its name is unbound."""
     row = db.one(plpy, _STATE)
     if row["bound"] is None:
-        db.query(plpy, _BIND)
+        writer.bind(plpy)
         row = db.one(plpy, _STATE)
     if row["bound"] != row["mine"]:
         raise stale_error(row["who"])

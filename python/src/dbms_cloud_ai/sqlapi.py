@@ -19,6 +19,7 @@ from . import (
     memory,
     memory_jobs,
     profiles,
+    writer,
 )
 from . import feedback as _feedback
 from . import generate as _generate
@@ -213,8 +214,8 @@ def pending_calls(plpy):
 
 
 @sql_entry
-def store_calls(plpy, token, statement, args):
-    return accounting.store(plpy, token, statement, args)
+def write(plpy, token):
+    writer.perform(plpy, token)
 
 
 @sql_entry

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from . import accounting, db, llm
+from . import accounting, db, llm, writer
 from .errors import DcaError, InvalidParameter
 
 DEFAULT_ON = False
@@ -230,7 +230,7 @@ _SAVE = """
            (conversation_id, summary, first_seq, covers_seq, prompts, call_id)
     select c.conversation_id, $2, $3, $4, $5, $7::uuid
       from dbms_cloud_ai._conversation c
-     where c.conversation_id = $1::uuid and c.owner = current_user
+     where c.conversation_id = $1::uuid and c.owner = dbms_cloud_ai._caller()
        and (c.expires_at is null or c.expires_at > pg_catalog.now())
     on conflict (conversation_id) do update
        set summary = excluded.summary, first_seq = excluded.first_seq,
@@ -252,9 +252,10 @@ def save(plpy, thread) -> bool:
     n = c.new
     try:
         with plpy.subtransaction():
-            row = db.one(plpy, _SAVE, ("text", "text", "int8", "int8", "int4", "int8", "text", "int8"),
-                         (thread.conversation_id, n["summary"], n["first_seq"], n["covers_seq"],
-                          n["prompts"], c.generation, n["call_id"], NO_SEQ))
+            row = writer.one(plpy, _SAVE,
+                             ("text", "text", "int8", "int8", "int4", "int8", "text", "int8"),
+                             (thread.conversation_id, n["summary"], n["first_seq"], n["covers_seq"],
+                              n["prompts"], c.generation, n["call_id"], NO_SEQ))
     except (plpy.spiexceptions.SerializationFailure, plpy.spiexceptions.ForeignKeyViolation):
         row = None   # REPEATABLE READ: a concurrent change it cannot see; or dropped meanwhile
     return row is not None
