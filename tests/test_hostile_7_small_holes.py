@@ -156,13 +156,21 @@ def test_forged_provenance_cannot_aim_an_erasure_at_another_subject(db, extracto
     mh.promote(db)
     (bobs,) = prompt_ids(db, "bob")
     (mine,) = [r[0] for r in alice.execute("select memory_id from dbms_cloud_ai._memory")]
-    # alice points her memory's provenance at bob's prompt, both ways she can write.
-    alice.execute("update dbms_cloud_ai._memory set source_prompt_ids = source_prompt_ids || %s::uuid",
-                  (bobs,))
+    # alice cannot point her memory's provenance at bob's prompt: users write nothing
+    # directly (class 2) ...
     call = alice.execute("select call_id from dbms_cloud_ai._model_call limit 1").fetchone()[0]
-    with raises("42501"):     # message sources are written by the accounting writer only (class 2)
+    with raises("42501"):
+        alice.execute("update dbms_cloud_ai._memory set source_prompt_ids = source_prompt_ids || %s::uuid",
+                      (bobs,))
+    with raises("42501"):
         alice.execute("insert into dbms_cloud_ai._message_source (call_id, owner, source_kind, source_id, "
                       "conversation_prompt_id) values (%s, 'alice', 'memory', %s, %s)", (call, str(mine), bobs))
+    # ... and a forged pointer (written here by the superuser) still does not aim
+    # the erasure at bob: provenance only nominates.
+    db.admin.execute("update dbms_cloud_ai._memory set source_prompt_ids = source_prompt_ids || %s::uuid "
+                     "where memory_id = %s::uuid", (bobs, str(mine)))
+    db.admin.execute("insert into dbms_cloud_ai._message_source (call_id, owner, source_kind, source_id, "
+                     "conversation_prompt_id) values (%s, 'alice', 'memory', %s, %s)", (call, str(mine), bobs))
     admin = db.connect("ai_admin")
     admin.execute("select dbms_cloud_ai.erase_memories('alice', null, %s)", (str(mine),))
     assert prompt_ids(db, "bob") == [bobs], "bob's prompt survives alice's erasure"

@@ -4,18 +4,20 @@
 -- that called.  It takes no SQL and no values: it runs the one statement that
 -- the package, in this same backend, put in its own memory a moment before,
 -- with a one-time token that no SQL role can read.  Called directly: 42501.
+-- The package calls it as _write(token, current_user): the caller's name is
+-- evaluated before the call switches to the owner role.
 -- Its statements keep one generic plan per backend: planned for each call's
 -- parameters, with the row-level security policies expanded, an INSERT into
 -- _model_call cost 350 us of planning per call.
-create function dbms_cloud_ai._write(token text)
+create function dbms_cloud_ai._write(token text, caller name)
 returns void language plpython3u volatile parallel unsafe security definer
 set search_path to pg_catalog, pg_temp
 set plan_cache_mode to force_generic_plan
 set dbms_cloud_ai.caller to ''
 as $python$
     #BOOTSTRAP
-    GD["dbms_cloud_ai"].sqlapi.write(plpy, token)
+    return GD["dbms_cloud_ai"].sqlapi.write(plpy, token, caller)
 $python$;
-alter function dbms_cloud_ai._write(text) owner to dbms_cloud_ai_owner;
-comment on function dbms_cloud_ai._write(text) is
+alter function dbms_cloud_ai._write(text, name) owner to dbms_cloud_ai_owner;
+comment on function dbms_cloud_ai._write(text, name) is
 'Internal: runs the write the package authorised, as dbms_cloud_ai_owner for the calling role';

@@ -102,6 +102,14 @@ as $python$
     return GD["dbms_cloud_ai"].sqlapi.run_memory_job(plpy, conversation_id, run_token)
 $python$;
 
+create function dbms_cloud_ai._fail_memory_job(conversation_id text, run_token text, sqlstate text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.fail_memory_job(plpy, conversation_id, run_token, sqlstate)
+$python$;
+
 create procedure dbms_cloud_ai.run_memory_jobs(batch_size integer default 100,
                                                max_batches integer default null,
                                                inout processed bigint default null)
@@ -152,11 +160,7 @@ begin
                 end if;
             exception when others then
                 get stacked diagnostics _state = returned_sqlstate;
-                update dbms_cloud_ai._memory_job
-                   set status = 'failed', reason = 'runner: ' operator(pg_catalog.||) _state,
-                       finished = pg_catalog.now()
-                 where conversation_id operator(pg_catalog.=) _id::uuid
-                   and run_token operator(pg_catalog.=) _token::uuid;
+                perform dbms_cloud_ai._fail_memory_job(_id, _token, _state);
             end;
             commit;
             processed := processed operator(pg_catalog.+) 1;

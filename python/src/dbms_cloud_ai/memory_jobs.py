@@ -24,7 +24,7 @@ import hashlib
 import json
 import re
 
-from . import accounting, budget, db, identity, llm, profiles, providers, scheduling, writer
+from . import accounting, acl, budget, db, identity, llm, profiles, providers, scheduling, writer
 from .errors import DcaError, InvalidParameter, TokenBudgetExceeded
 from .memory import lock_subject
 
@@ -87,14 +87,17 @@ def _check_batch_size(batch_size) -> None:
 
 
 def claim(plpy, batch_size: int, token: str) -> list[str]:
-    """Take up to batch_size due jobs for run ``token``; other runners skip them."""
+    """Take up to batch_size due jobs for run ``token``; other runners skip them.
+    A superuser or administrator claims every role's due jobs with their own
+    privileges; any other role claims its own, through the writer."""
     _check_batch_size(batch_size)
-    db.query(plpy, """
+    w = _runner_writes(plpy)
+    w.query(plpy, """
         update dbms_cloud_ai._memory_job set status = 'pending', run_token = null
          where status = 'running'
            and claimed_at < pg_catalog.now() - pg_catalog.make_interval(mins => $1)""",
              ("int4",), (LEASE_MINUTES,))
-    rows = db.query(plpy, """
+    rows = w.query(plpy, """
         update dbms_cloud_ai._memory_job j
            set status = 'running', run_token = $2::uuid, claimed_at = pg_catalog.now(),
                attempts = j.attempts operator(pg_catalog.+) 1
@@ -105,6 +108,19 @@ def claim(plpy, batch_size: int, token: str) -> list[str]:
                   for update skip locked)
         returning j.conversation_id::text as id""", ("int4", "text"), (batch_size, token))
     return [r["id"] for r in rows]
+
+
+def _runner_writes(plpy):
+    return db if acl.is_admin(plpy) else writer
+
+
+def fail(plpy, conversation_id: str, token: str, sqlstate: str) -> None:
+    """The runner's record of a job that ended with an error (its transaction is gone)."""
+    _runner_writes(plpy).query(plpy, """
+        update dbms_cloud_ai._memory_job
+           set status = 'failed', reason = 'runner: ' || $3, finished = pg_catalog.now()
+         where conversation_id = $1::uuid and run_token = $2::uuid""",
+                               ("text", "text", "text"), (conversation_id, token, sqlstate))
 
 
 # --- run one job ----------------------------------------------------------------

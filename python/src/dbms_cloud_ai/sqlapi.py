@@ -214,8 +214,8 @@ def pending_calls(plpy):
 
 
 @sql_entry
-def write(plpy, token):
-    writer.perform(plpy, token)
+def write(plpy, token, caller):
+    writer.perform(plpy, token, caller)
 
 
 @sql_entry
@@ -345,6 +345,11 @@ def claim_memory_jobs(plpy, batch_size, run_token):
 @sql_entry
 def run_memory_job(plpy, conversation_id, run_token):
     return memory_jobs.run(plpy, conversation_id, run_token)
+
+
+@sql_entry
+def fail_memory_job(plpy, conversation_id, run_token, sqlstate):
+    memory_jobs.fail(plpy, conversation_id, run_token, sqlstate)
 
 
 @sql_entry

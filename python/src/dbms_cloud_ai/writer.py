@@ -7,12 +7,12 @@ package's write statements run inside ``dbms_cloud_ai._write``, a SECURITY
 DEFINER function owned by the NOLOGIN role dbms_cloud_ai_owner, and nothing
 crosses that boundary as SQL text or arguments:
 
-- ``query`` (the caller's side) reads who the caller is (``current_user``,
-  in the caller's own context), puts the statement, its parameters, the caller
-  and a one-time random token in this module's memory, and calls
-  ``_write(token)``;
+- ``query`` (the caller's side) puts the statement, its parameters and a
+  one-time random token in this module's memory, and runs
+  ``select dbms_cloud_ai._write(token, current_user)``: the caller's name is
+  evaluated in the caller's own context, before the call switches roles;
 - ``perform`` (the owner's side) runs only the statement the package put
-  there, once, for the token it was given.  A role calling ``_write`` from SQL
+  there, once, for the token it was given, so the name is the package's.  A role calling ``_write`` from SQL
   holds no token (42501); no SQL role can read or change the package's memory
   (PL/Python is untrusted: only superusers create functions in it).
 
@@ -35,24 +35,25 @@ import secrets
 from . import db
 from .errors import InsufficientPrivilege
 
-_WHO = """
-    select current_user::text as name, r.oid::int8 as oid
-      from pg_catalog.pg_roles r where r.rolname = current_user"""
-
 # The caller, for _caller(); and the caller's name bound to its role, binding it
 # on its first write, in one statement on every write.  (A binding seen once
-# cannot be remembered: the transaction that made it may still roll back.)  The
-# select cannot see the row its own insert adds (one snapshot): hence coalesce.
+# cannot be remembered: the transaction that made it may still roll back.)
 _CALLER = """
-    with caller as (select pg_catalog.set_config('dbms_cloud_ai.caller', $1, true) as name),
+    with caller as (
+        select pg_catalog.set_config('dbms_cloud_ai.caller', $1, true)::name as name,
+               (select r.oid from pg_catalog.pg_roles r where r.rolname = $1) as oid),
+    bound as (select b.role_oid from dbms_cloud_ai._role_binding b where b.role_name = $1),
     new as (
         insert into dbms_cloud_ai._role_binding (role_name, role_oid)
-        select c.name, $2 from caller c
+        select c.name, c.oid from caller c where not exists (select from bound)
         on conflict (role_name) do nothing
         returning role_oid)
-    select coalesce((select n.role_oid from new n),
-                    (select b.role_oid from dbms_cloud_ai._role_binding b
-                      where b.role_name = $1))::int8 as bound"""
+    select coalesce((select n.role_oid from new n), (select b.role_oid from bound b)) as bound,
+           (select c.oid from caller c) as mine"""
+
+# current_user is an argument of the call, so it is evaluated in the caller's
+# own context (the function runs as dbms_cloud_ai_owner).
+_CALL = "select dbms_cloud_ai._write($1, current_user)"
 
 _pending: dict | None = None      # the one write the package is making now
 
@@ -61,15 +62,15 @@ def query(plpy, sql: str, types: tuple[str, ...] = (), args: tuple = ()):
     """Run one write statement (``$n`` parameters) as dbms_cloud_ai_owner on
     behalf of the calling role; its rows, like ``db.query``."""
     global _pending
+    if "current_user" in sql:   # there it is dbms_cloud_ai_owner: name _caller() instead
+        raise ValueError("a write statement names current_user")
     if _pending is not None:
         raise InsufficientPrivilege("dbms_cloud_ai writes cannot nest",
                                     hint="Report this as a bug of dbms_cloud_ai.")
-    who = db.one(plpy, _WHO)
     token = secrets.token_hex(16)
-    _pending = {"token": token, "name": who["name"], "oid": who["oid"], "sql": sql,
-                "types": types, "args": args, "rows": None}
+    _pending = {"token": token, "sql": sql, "types": types, "args": args, "rows": None}
     try:
-        db.query(plpy, "select dbms_cloud_ai._write($1)", ("text",), (token,))
+        db.query(plpy, _CALL, ("text",), (token,))
         return _pending["rows"]
     finally:
         _pending = None
@@ -86,17 +87,20 @@ def bind(plpy) -> None:
     query(plpy, "")
 
 
-def perform(plpy, token) -> None:
+def perform(plpy, token, caller) -> None:
     """The owner's side (``dbms_cloud_ai._write``): run the pending statement
-    for the caller that the package recorded, if ``token`` is its token."""
+    for ``caller`` if ``token`` is its token.  The token proves that the call is
+    the package's own ``_CALL``, whose second argument is current_user."""
     p = _pending
-    if p is None or token is None or p.get("taken") or not secrets.compare_digest(token, p["token"]):
+    if p is None or token is None or caller is None or p.get("taken") \
+            or not secrets.compare_digest(token, p["token"]):
         raise InsufficientPrivilege("dbms_cloud_ai._write is internal",
                                     hint="Tables of dbms_cloud_ai are written by its API "
                                          "functions only.")
     p["taken"] = True
-    if db.one(plpy, _CALLER, ("text", "oid"), (p["name"], p["oid"]))["bound"] != p["oid"]:
+    row = db.one(plpy, _CALLER, ("text",), (caller,))
+    if row["mine"] is None or row["bound"] != row["mine"]:
         from .roles import stale_error
-        raise stale_error(p["name"])
+        raise stale_error(caller)
     if p["sql"]:
         p["rows"] = db.query(plpy, p["sql"], p["types"], p["args"])
