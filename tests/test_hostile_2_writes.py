@@ -107,12 +107,13 @@ def test_the_writer_refuses_a_caller_without_the_packages_token(db, llm):
     before = db.admin.execute("select count(*) from dbms_cloud_ai._model_call").fetchone()[0]
     for token in (None, "", "0" * 32, "x" * 1000):
         with case(repr(token)[:20]), raises("42501"):
-            alice.execute("select dbms_cloud_ai._write(%s, current_user)", (token,))
+            alice.execute("select dbms_cloud_ai._write(%s, current_user, null, null)", (token,))
         with case(repr(token)[:20] + " as bob"), raises("42501"):
-            alice.execute("select dbms_cloud_ai._write(%s, 'bob')", (token,))
+            alice.execute("select dbms_cloud_ai._write(%s, 'bob', 0, 0)", (token,))
     # inside a statement the package runs (its token is gone by then)
     with raises("42501"):
-        alice.execute("select dbms_cloud_ai._write(t, current_user) from (values ('a'), ('b')) v(t)")
+        alice.execute("select dbms_cloud_ai._write(t, current_user, null, null) "
+                      "from (values ('a'), ('b')) v(t)")
     assert db.admin.execute("select count(*) from dbms_cloud_ai._model_call").fetchone()[0] == before
 
 

@@ -614,7 +614,7 @@ def test_update_paths_are_hostile_tested_in_the_fast_tier(db, hacker, postgresql
 # The writer (every write of an API call) takes the package's one-time token and
 # refuses without it.
 DEFINERS = {"dbms_cloud_ai._tokens_used_today()", "dbms_cloud_ai._session_table()",
-            "dbms_cloud_ai._write(text,name)"}
+            "dbms_cloud_ai._write(text,name,oid,oid)"}
 # A procedure that COMMITs cannot have a SET clause: these pin search_path with
 # set_config(..., true) in every transaction of their body instead.
 COMMITS = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)",
@@ -817,7 +817,7 @@ STEPS = [
     Step(f"{D}._tokens_used_today()", f"select {D}._tokens_used_today() > 0"),
     Step(f"{D}._caller()", f"select {D}._caller() = current_user"),
     Step(f"{D}._session_table()", f"select {D}._session_table() is null"),
-    Step(f"{D}._write(text,name)", f"select {D}._write('no token', current_user)"),
+    Step(f"{D}._write(text,name,oid,oid)", f"select {D}._write('no token', current_user, null, null)"),
     Step(f"{D}._usage_live_from()", f"select {D}._usage_live_from() is not null"),
     Step(f"{D}._run_readonly(text,text,bigint,bigint)",
          f"select * from {D}._run_readonly('select 1 as a, ''x'' as b', 'public', 10, 10000)"),

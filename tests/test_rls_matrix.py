@@ -580,11 +580,12 @@ def test_d3_forced_rls_owner_and_grantees_cannot_bypass(sdb):
 # the database's token total for a PUBLIC budget (a documented aggregate).
 # _session_table(): takes nothing, returns nothing; creates the calling backend's
 # own temporary table (owned by dbms_cloud_ai_owner), which holds no row of anyone.
-# _write(text,name): runs only the write the package in the same backend authorised
+# _write(text,name,oid,oid): runs only the write the package in the same backend authorised
 # with a one-time token; bob without it gets 42501 and nothing is written.
 DEFINER_CALLS = {"dbms_cloud_ai._tokens_used_today()": "select dbms_cloud_ai._tokens_used_today()",
                  "dbms_cloud_ai._session_table()": "select dbms_cloud_ai._session_table()",
-                 "dbms_cloud_ai._write(text,name)": "select dbms_cloud_ai._write('x', 'alice')"}
+                 "dbms_cloud_ai._write(text,name,oid,oid)":
+                     "select dbms_cloud_ai._write('x', 'alice', null, null)"}
 
 
 def test_d4_security_definer_functions_give_bob_nothing_of_alices(sdb):
@@ -598,9 +599,9 @@ def test_d4_security_definer_functions_give_bob_nothing_of_alices(sdb):
     assert definers["dbms_cloud_ai._session_table()"] == (0, "void")
     bob = db.connect("bob")
     bob.execute(DEFINER_CALLS["dbms_cloud_ai._session_table()"])
-    assert definers["dbms_cloud_ai._write(text,name)"] == (2, "void")
+    assert definers["dbms_cloud_ai._write(text,name,oid,oid)"] == (4, "void")
     with raises("42501"):
-        bob.execute(DEFINER_CALLS["dbms_cloud_ai._write(text,name)"])
+        bob.execute(DEFINER_CALLS["dbms_cloud_ai._write(text,name,oid,oid)"])
     assert bob.execute("select count(*) from pg_temp.dca_session_prompt").fetchone()[0] == 0
     (total,) = bob.execute(DEFINER_CALLS["dbms_cloud_ai._tokens_used_today()"]).fetchone()
     everyone = db.admin.execute("""select coalesce(sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)), 0)

@@ -4,20 +4,19 @@
 -- that called.  It takes no SQL and no values: it runs the one statement that
 -- the package, in this same backend, put in its own memory a moment before,
 -- with a one-time token that no SQL role can read.  Called directly: 42501.
--- The package calls it as _write(token, current_user): the caller's name is
--- evaluated before the call switches to the owner role.
+-- The package's call (writer._CALL) computes the caller's name, its binding and
+-- OID, and sets dbms_cloud_ai.caller, before the call switches to the owner role.
 -- Its statements keep one generic plan per backend: planned for each call's
 -- parameters, with the row-level security policies expanded, an INSERT into
 -- _model_call cost 350 us of planning per call.
-create function dbms_cloud_ai._write(token text, caller name)
+create function dbms_cloud_ai._write(token text, caller name, bound oid, mine oid)
 returns void language plpython3u volatile parallel unsafe security definer
 set search_path to pg_catalog, pg_temp
 set plan_cache_mode to force_generic_plan
-set dbms_cloud_ai.caller to ''
 as $python$
     #BOOTSTRAP
-    return GD["dbms_cloud_ai"].sqlapi.write(plpy, token, caller)
+    return GD["dbms_cloud_ai"].sqlapi.write(plpy, token, caller, bound, mine)
 $python$;
-alter function dbms_cloud_ai._write(text, name) owner to dbms_cloud_ai_owner;
-comment on function dbms_cloud_ai._write(text, name) is
+alter function dbms_cloud_ai._write(text, name, oid, oid) owner to dbms_cloud_ai_owner;
+comment on function dbms_cloud_ai._write(text, name, oid, oid) is
 'Internal: runs the write the package authorised, as dbms_cloud_ai_owner for the calling role';

@@ -1,8 +1,9 @@
 -- The role an API call acts for.  Ordinary roles write the extension's tables
 -- only through dbms_cloud_ai._write (python/src/dbms_cloud_ai/writer.py), which
--- runs as dbms_cloud_ai_owner and sets dbms_cloud_ai.caller (local to _write) to
--- the calling role's name.  Anywhere else this is current_user: a role that sets
--- the setting itself changes nothing, as no code of its own runs as the owner.
+-- runs as dbms_cloud_ai_owner; the package's call of it sets dbms_cloud_ai.caller
+-- to the calling role's name first.  Anywhere else this is current_user: a role
+-- that sets the setting itself changes nothing, as no code of its own runs as
+-- the owner.
 -- Column defaults and the owner role's policies (099-writer.sql) use it where
 -- they would use current_user.
 create function dbms_cloud_ai._caller()

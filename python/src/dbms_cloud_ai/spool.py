@@ -183,26 +183,42 @@ def _journal_dir(owner: str) -> str:
                         f"{_role_oids.get(owner, 0)}-{_name(owner)}")
 
 
+_ENCODE = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 _lines: dict[str, int] = {}    # journal path -> lines written since its last rewrite
+_fds: dict[str, int] = {}      # journal path -> its descriptor, open for appending
+_paths: dict[str, str] = {}    # owner -> this backend's journal of the owner
+_forgets: dict[str, list[str]] = {}   # journal path -> call ids stored, not yet written
 
 
 def _journal(owner: str) -> str:
-    d = _journal_dir(owner)
-    path = os.path.join(d, _self() + ".jsonl")
-    if path not in _lines:
+    path = _paths.get(owner)
+    if path is None:
+        d = _journal_dir(owner)
+        path = os.path.join(d, _self() + ".jsonl")
         _mkdir(d)
-        _lines[path] = 0
+        _lines.setdefault(path, 0)
+        _paths[owner] = path
     return path
 
 
 def _append(path: str, objs: list[dict]) -> None:
-    data = "".join(json.dumps(o, separators=(",", ":")) + "\n" for o in objs).encode()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
+    """One write(2) of whole lines, the stored calls not yet written first; the
+    descriptor stays open (an open and a close per call cost more than the write)."""
+    ids = _forgets.pop(path, None)
+    if ids:
+        objs = [{"forget": ids}, *objs]
+    data = "".join(_ENCODE(o) + "\n" for o in objs).encode()
+    fd = _fds.get(path)
+    if fd is None:
+        fd = _fds[path] = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.write(fd, data)
     _lines[path] = _lines.get(path, 0) + len(objs)
+
+
+def _close(path: str) -> None:
+    fd = _fds.pop(path, None)
+    if fd is not None:
+        os.close(fd)
 
 
 def journal(owner: str, records: list[dict]) -> None:
@@ -211,15 +227,19 @@ def journal(owner: str, records: list[dict]) -> None:
 
 
 def forget(owner: str, call_ids: list[str], still_held: list[dict]) -> None:
-    """Records now known to be stored; the journal is rewritten with the ones
-    still held when it has grown long."""
+    """Records now known to be stored.  Their ids go into the journal with its
+    next append (one write per call): until then an adopter would only store
+    them again, which their primary key ignores.  The journal is rewritten
+    with the records still held when it has grown long."""
     path = _journal(owner)
     if _lines[path] + 1 < JOURNAL_COMPACT_LINES:
-        _append(path, [{"forget": call_ids}])
+        _forgets.setdefault(path, []).extend(call_ids)
         return
+    _forgets.pop(path, None)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.writelines(json.dumps(_plain(r), separators=(",", ":")) + "\n" for r in still_held)
+    _close(path)          # the descriptor would go on writing to the replaced file
     os.replace(tmp, path)
     _lines[path] = len(still_held)
 

@@ -214,8 +214,8 @@ def pending_calls(plpy):
 
 
 @sql_entry
-def write(plpy, token, caller):
-    writer.perform(plpy, token, caller)
+def write(plpy, token, caller, bound, mine):
+    writer.perform(plpy, token, caller, bound, mine)
 
 
 @sql_entry
