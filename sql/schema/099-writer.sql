@@ -6,15 +6,25 @@
 -- forced on the owner too, so the owner role gets these policies: the same rules
 -- as the users' own policies, for the caller instead of current_user.  A write
 -- statement that forgot its owner condition still reaches only the caller's rows.
-create policy credential_writer on dbms_cloud._credential to dbms_cloud_ai_owner
-    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
-    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
-create policy profile_writer on dbms_cloud_ai._profile to dbms_cloud_ai_owner
-    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
-    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
-create policy conversation_writer on dbms_cloud_ai._conversation to dbms_cloud_ai_owner
-    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
-    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+-- Tables whose rows need nothing but their owner:
+do $writer$
+declare
+    t pg_catalog.regclass;
+begin
+    foreach t in array array['dbms_cloud._credential', 'dbms_cloud_ai._profile',
+                             'dbms_cloud_ai._conversation', 'dbms_cloud_ai._sql_statement',
+                             'dbms_cloud_ai._feedback']::pg_catalog.regclass[] loop
+        execute pg_catalog.format(
+            'create policy %I on %s to dbms_cloud_ai_owner '
+            'using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())) '
+            'with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))',
+            pg_catalog.ltrim((select c.relname from pg_catalog.pg_class c
+                               where c.oid operator(pg_catalog.=) t), '_') operator(pg_catalog.||) '_writer',
+            t);
+    end loop;
+end
+$writer$;
+-- The others, like the users' policies, also check what a row points at.
 create policy conversation_prompt_writer on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_owner
     using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
     with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())
@@ -27,12 +37,6 @@ create policy conversation_summary_writer on dbms_cloud_ai._conversation_summary
                 and exists (select from dbms_cloud_ai._conversation c
                              where c.conversation_id operator(pg_catalog.=) _conversation_summary.conversation_id
                                and c.owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())));
-create policy sql_statement_writer on dbms_cloud_ai._sql_statement to dbms_cloud_ai_owner
-    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
-    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
-create policy feedback_writer on dbms_cloud_ai._feedback to dbms_cloud_ai_owner
-    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
-    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
 create policy example_writer on dbms_cloud_ai._example to dbms_cloud_ai_owner
     using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
     with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())

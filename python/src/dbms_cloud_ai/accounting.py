@@ -270,12 +270,7 @@ _FLUSH = """
 _FLUSH_TYPES = ("text", "text", "text")
 
 
-# --- accounting rows are written by the writer (writer.py): users hold no INSERT --------
-
-def _write(plpy, sql: str, types: tuple, args: tuple):
-    """Run one of the two accounting statements as dbms_cloud_ai_owner; its first row."""
-    return writer.one(plpy, sql, types, args)
-
+# Accounting rows are written through writer.py, as every write: users hold no INSERT.
 
 def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     """Write this owner's records, in one statement.
@@ -314,8 +309,8 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
         r = fresh[0]
         previous = next((x["_xid"] for x in reversed(mine) if x["_xid"]), None)
         prev_ids = [x["call_id"] for x in mine if previous and x["_xid"] == previous]
-        row = _write(plpy, _INSERT_ONE, _INSERT_TYPES,
-                     tuple(r[k] for k in _COLUMNS) + (previous, prev_ids))
+        row = writer.one(plpy, _INSERT_ONE, _INSERT_TYPES,
+                         tuple(r[k] for k in _COLUMNS) + (previous, prev_ids))
         if row is not None:
             r["_xid"] = row["xid"]
             if previous is None or row["previous"] == "in progress":
@@ -329,10 +324,10 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
             and len(mine) < CONFIRM_EVERY:
         return
     written = [{"call_id": r["call_id"], "xid": r["_xid"]} for r in mine if r["_xid"]]
-    row = _write(plpy, _FLUSH, _FLUSH_TYPES,
-                 (json.dumps([{k: r[k] for k in _COLUMNS} for r in mine]),
-                  json.dumps([{k: v for k, v in s.items() if k != "_xid"} for s in mine_sources]),
-                  json.dumps(written)))
+    row = writer.one(plpy, _FLUSH, _FLUSH_TYPES,
+                     (json.dumps([{k: r[k] for k in _COLUMNS} for r in mine]),
+                      json.dumps([{k: v for k, v in s.items() if k != "_xid"} for s in mine_sources]),
+                      json.dumps(written)))
     stored = set(json.loads(row["stored"] or "[]"))
     _forget(lambda r: r["owner"] == owner and r["call_id"] in stored)
     held = {r["call_id"] for r in _pending}

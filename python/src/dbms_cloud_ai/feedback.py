@@ -117,10 +117,6 @@ def _parse_sql_id(raw: str) -> str:
 
 # --- the statement log --------------------------------------------------------------------------
 
-_SESSION = """pg_catalog.pg_backend_pid(),
-              (select (extract(epoch from a.backend_start) * 1000000)::bigint
-                 from pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) a)"""
-
 _LOG = """
     insert into dbms_cloud_ai._sql_statement
            (sql_id, sql_text, profile_name, action, prompt, sql, conversation_prompt_id,
@@ -154,7 +150,7 @@ _BY_SQL_ID = f"""
 _LAST_OF_SESSION = f"""
     select {_STATEMENT_COLUMNS} from dbms_cloud_ai._sql_statement s
      where s.owner = current_user and s.profile_name = $1
-       and (s.sid, s.serial_no) = ({_SESSION})
+       and s.sid = pg_catalog.pg_backend_pid() and s.serial_no = $2
      order by s.created desc limit 1"""
 
 
@@ -434,7 +430,8 @@ def statement(call) -> str:
         row = db.one(plpy, _BY_SQL_ID, ("text", "text"), (name, sid))
     else:
         sid, content = None, call.prompt
-        row = db.one(plpy, _LAST_OF_SESSION, ("text",), (name,))
+        row = db.one(plpy, _LAST_OF_SESSION, ("text", "int8"),
+                     (name, conversations.backend_serial(plpy)))
         if row is None:
             raise UndefinedObject(
                 f"no NL2SQL statement of profile {name} in this session to give feedback on",

@@ -54,10 +54,6 @@ _NAMED = """
       left join dbms_cloud_ai._role_binding b on b.role_name = r.rolname
      where r.rolname = $1"""
 
-_BIND_NAMED = """
-    insert into dbms_cloud_ai._role_binding (role_name, role_oid) values ($1, $2)
-    on conflict (role_name) do nothing"""
-
 
 def bind_principal(plpy, role_name: str) -> None:
     """An administrator grants something to ``role_name`` (ACE, budget, memory role):
@@ -69,7 +65,7 @@ def bind_principal(plpy, role_name: str) -> None:
     if row is None:
         return
     if row["bound"] is None:
-        db.query(plpy, _BIND_NAMED, ("text", "oid"), (role_name, row["now_oid"]))
+        db.query(plpy, writer.BIND, ("name", "oid"), (role_name, row["now_oid"]))
     elif row["bound"] != row["now_oid"]:
         raise NotInPrerequisiteState(
             f"role {role_name} is not the role that stored the dbms_cloud_ai rows of that name",

@@ -53,7 +53,8 @@ _CALL = """
                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid)
       from (select pg_catalog.set_config('dbms_cloud_ai.caller', current_user, true)) s"""
 
-_BIND = """
+# A role's first write binds its name to its OID (also used by roles.bind_principal).
+BIND = """
     insert into dbms_cloud_ai._role_binding (role_name, role_oid) values ($1, $2)
     on conflict (role_name) do nothing"""
 
@@ -108,7 +109,7 @@ def perform(plpy, token, caller, bound, mine) -> None:
     if bound is None:
         # The first write: bound now (or by a concurrent first write of the same
         # role, which the insert policy lets bind the name to its own OID only).
-        db.query(plpy, _BIND, ("name", "oid"), (caller, mine))
+        db.query(plpy, BIND, ("name", "oid"), (caller, mine))
     elif bound != mine:
         from .roles import stale_error
         raise stale_error(caller)
