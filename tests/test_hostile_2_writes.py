@@ -204,3 +204,24 @@ def test_a_locked_table_fails_calls_fast(db, llm, table):
     assert "pg_blocking_pids" in (e["error"].diag.message_hint or "")
     dba.execute("rollback")
     assert call(alice, TABLES[table]) == "fake answer"
+
+
+def test_the_runners_internal_functions_reach_only_the_callers_jobs(db, llm):
+    """_claim_memory_jobs and _fail_memory_job are executable by users (the runner
+    may be one): through the writer they reach the caller's own jobs only."""
+    import memory_helpers as mh
+    llm.responder = mh.remember_phrases()
+    alice, bob = db.connect("alice"), db.connect("bob")
+    mh.enable(db)
+    mh.memory_profile(alice, llm)
+    cid = mh.conversation(alice, "alice's")
+    mh.say(alice, "please remember: alice sails", cid)
+    mh.make_due(db)
+    before = db.admin.execute("select status, run_token from dbms_cloud_ai._memory_job").fetchall()
+    assert [s for s, _ in before] == ["pending"]
+    token = "00000000-0000-0000-0000-0000000000bb"
+    assert bob.execute("select dbms_cloud_ai._claim_memory_jobs(10, %s)", (token,)).fetchone()[0] == []
+    bob.execute("select dbms_cloud_ai._fail_memory_job(%s, %s, '57014')", (cid, token))
+    assert db.admin.execute("select status, run_token from dbms_cloud_ai._memory_job").fetchall() == before
+    # alice, running her own jobs, claims hers
+    assert alice.execute("select dbms_cloud_ai._claim_memory_jobs(10, %s)", (token,)).fetchone()[0] == [cid.lower()]
