@@ -23,6 +23,8 @@ TEST_PORT ?= 54329
 DEMO_DIR   = $(TMPBASE)/demo
 DEMO_PORT ?= 54330
 BENCH_DIR  = $(TMPBASE)/bench
+# The newest released version, which bench/bench_versions.py compares with.
+RELEASED   = $(shell ls sql/released | sed -n 's/^dbms_cloud_ai--\([0-9.]*\)\.sql$$/\1/p' | sort -V | tail -1)
 BENCH_PORT?= 54331
 # The fast tier by default; `make test-long` adds the long tier (pytest marker `long`).
 PYTEST_ARGS ?= -m 'not long'
@@ -78,10 +80,12 @@ demo:
 	@DEMO_BANNER_SHOWN=1 DEMO_DIR=$(DEMO_DIR) DEMO_PORT=$(DEMO_PORT) $(VENV)/bin/python demo/run_demo.py
 
 bench: install venv
+	scripts/install-release.sh $(RELEASED)
 	scripts/pg-cluster.sh stop $(BENCH_DIR); rm -rf $(BENCH_DIR)
 	scripts/pg-cluster.sh start $(BENCH_DIR) $(BENCH_PORT)
 	export DCA_PGHOST=$(BENCH_DIR)/sock DCA_PGPORT=$(BENCH_PORT); \
-	  $(VENV)/bin/python bench/bench_generate.py && $(VENV)/bin/python bench/bench_conversations.py \
+	  $(VENV)/bin/python bench/bench_generate.py && $(VENV)/bin/python bench/bench_versions.py \
+	    && $(VENV)/bin/python bench/bench_conversations.py \
 	    && $(VENV)/bin/python bench/bench_nl2sql.py && $(VENV)/bin/python bench/bench_accounting.py \
 	    && $(VENV)/bin/python bench/bench_memory.py; \
 	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DIR); exit $$status

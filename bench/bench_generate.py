@@ -36,7 +36,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchlib import check, connect, summary  # noqa: E402
+from benchlib import check, connect, fresh_databases, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_bench"
@@ -115,13 +115,7 @@ $python$
 
 def setup(fake: FakeLLM) -> bool:
     """Fresh database, role, extension, ACE, baseline function; True if the role is ours."""
-    with connect("postgres", "postgres") as c:
-        c.execute(f"drop database if exists {DBNAME} with (force)")
-        c.execute(f"create database {DBNAME}")
-        created_role = c.execute("select not exists (select from pg_roles where rolname = %s)",
-                                 (ROLE,)).fetchone()[0]
-        if created_role:
-            c.execute(f"create role {ROLE} login")
+    created_role = fresh_databases([DBNAME], ROLE)
     with connect("postgres", DBNAME) as c:
         c.execute("create extension dbms_cloud_ai cascade")
         c.execute(f"grant dbms_cloud_ai_user to {ROLE}")

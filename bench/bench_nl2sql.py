@@ -67,7 +67,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "python" / "src"))
 
-from benchlib import check, connect, summary  # noqa: E402
+from benchlib import check, connect, fresh_databases, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM, last_user_text  # noqa: E402
 
 DBNAME = "dca_bench_nl2sql"
@@ -278,14 +278,7 @@ DATABASES = {DBNAME: {"warm": 3, **{f"s{n}": n for n in SIZES}},
 
 def setup(fake: FakeLLM, sample: int) -> bool:
     """Fresh databases, role, schemas, tables, profiles; True if the role is ours."""
-    with connect("postgres", "postgres") as c:
-        for db in DATABASES:
-            c.execute(f"drop database if exists {db} with (force)")
-            c.execute(f"create database {db}")
-        created_role = c.execute("select not exists (select from pg_roles where rolname = %s)",
-                                 (ROLE,)).fetchone()[0]
-        if created_role:
-            c.execute(f"create role {ROLE} login")
+    created_role = fresh_databases(DATABASES, ROLE)
     for db, scopes in DATABASES.items():
         with connect("postgres", db) as c:
             c.execute("create extension dbms_cloud_ai cascade")

@@ -35,6 +35,20 @@ def summary(xs: list[float]) -> dict:
             "mean": statistics.fmean(s), "max": s[-1]}
 
 
+def fresh_databases(dbnames, role: str) -> bool:
+    """Drop and create each of ``dbnames``, and the login ``role`` if it is
+    missing; True if it was created here (the caller drops it at the end)."""
+    with connect("postgres", "postgres") as c:
+        for db in dbnames:
+            c.execute(f"drop database if exists {db} with (force)")
+            c.execute(f"create database {db}")
+        created = c.execute("select not exists (select from pg_roles where rolname = %s)",
+                            (role,)).fetchone()[0]
+        if created:
+            c.execute(sql.SQL("create role {} login").format(sql.Identifier(role)))
+    return created
+
+
 def fresh_database(dbname: str, roles) -> list[str]:
     """Drop and create ``dbname`` with the extension, create the login ``roles``
     that are missing, and let every role reach the fake LLM (a host ACE for

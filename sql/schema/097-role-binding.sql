@@ -142,6 +142,10 @@ $function$;
 comment on function dbms_cloud_ai._bind_principal() is
 'trigger: bind the role a row is granted to (column named by the trigger argument)';
 
+-- Not on the accounting tables (_model_call, _message_source): only the writer
+-- inserts there (administrators may read and delete, not insert), and the
+-- writer binds and checks on every write; one trigger call per model call was
+-- a tenth of the accounting write.
 create trigger bind_role before insert on dbms_cloud._credential
     for each statement execute function dbms_cloud_ai._bind_role();
 create trigger bind_role before insert on dbms_cloud_ai._profile
@@ -151,10 +155,6 @@ create trigger bind_role before insert on dbms_cloud_ai._conversation
 create trigger bind_role before insert on dbms_cloud_ai._conversation_prompt
     for each statement execute function dbms_cloud_ai._bind_role();
 create trigger bind_role before insert on dbms_cloud_ai._conversation_summary
-    for each statement execute function dbms_cloud_ai._bind_role();
-create trigger bind_role before insert on dbms_cloud_ai._model_call
-    for each statement execute function dbms_cloud_ai._bind_role();
-create trigger bind_role before insert on dbms_cloud_ai._message_source
     for each statement execute function dbms_cloud_ai._bind_role();
 create trigger bind_role before insert on dbms_cloud_ai._sql_statement
     for each statement execute function dbms_cloud_ai._bind_role();

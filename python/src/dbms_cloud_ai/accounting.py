@@ -206,10 +206,7 @@ def link_prompt(turn: Turn, prompt_id: str, conversation_id: str | None) -> None
             s["conversation_prompt_id"] = prompt_id
 
 
-_COLUMNS = ("call_id", "owner", "created", "profile_name", "action", "purpose", "provider",
-            "model", "prompt_version", "input_tokens", "output_tokens", "tokens_estimated",
-            "latency_ms", "attempts", "status", "error_sqlstate", "http_status",
-            "conversation_id", "conversation_prompt_id")
+_COLUMNS = spool.FIELDS    # the INSERTs below list the columns in this order
 
 # Records held (written but not yet seen committed) before a flush checks them.
 CONFIRM_EVERY = 32
@@ -223,16 +220,12 @@ _INSERT_ONE = """
             $12, $13, $14, $15, $16, $17, $18::uuid, $19::uuid)
     on conflict (call_id) do nothing
     returning pg_catalog.pg_current_xact_id()::text as xid,
-              pg_catalog.pg_xact_status($20::xid8) as previous,
-              -- one primary-key probe per id, whatever the table's size: a scalar
-              -- subquery is never turned into a join (EXISTS became a hash join
-              -- over a sequential scan of every call under the generic plan)
-              (select pg_catalog.count(*) from pg_catalog.unnest($21::uuid[]) as k(id)
-                where (select m.call_id from dbms_cloud_ai._model_call m
-                        where m.call_id operator(pg_catalog.=) k.id) is not null)::int as present"""
+              -- the subtransaction that wrote the row (plpy.execute runs each
+              -- statement in one): once it is committed, the row is there
+              xmin::text as sub,
+              pg_catalog.pg_xact_status($20::xid8) as previous"""
 _INSERT_TYPES = ("text", "text", "float8", "text", "text", "text", "text", "text", "text", "int4",
-                 "int4", "bool", "int4", "int4", "text", "text", "int4", "text", "text", "text",
-                 "text[]")
+                 "int4", "bool", "int4", "int4", "text", "text", "int4", "text", "text", "text")
 
 _FLUSH = """
     with calls as (
@@ -248,7 +241,7 @@ _FLUSH = """
                status text, error_sqlstate text, http_status int, conversation_id uuid,
                conversation_prompt_id uuid)
         on conflict (call_id) do nothing
-        returning 1),
+        returning xmin),
     sources as (
         insert into dbms_cloud_ai._message_source
                (call_id, owner, conversation_prompt_id, source_kind, source_id, similarity)
@@ -258,10 +251,14 @@ _FLUSH = """
                call_id uuid, owner name, conversation_prompt_id uuid, source_kind text,
                source_id text, similarity real)
         on conflict do nothing
-        returning 1)
+        returning xmin)
     select (select pg_catalog.count(*) from calls) operator(pg_catalog.+)
            (select pg_catalog.count(*) from sources) as n,
            pg_catalog.pg_current_xact_id()::text as xid,
+           -- the statement's subtransaction, if it inserted a row (else the
+           -- records it sent are confirmed by this path's look-ups)
+           coalesce((select c.xmin::text from calls c limit 1),
+                    (select s.xmin::text from sources s limit 1)) as sub,
            (select pg_catalog.json_agg(k.call_id)
               from pg_catalog.json_to_recordset($3::json) as k(call_id uuid, xid xid8)
              where pg_catalog.pg_xact_status(k.xid) operator(pg_catalog.=) 'committed'
@@ -278,14 +275,15 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     Every record not yet known to be committed is sent (ON CONFLICT DO NOTHING
     makes re-sending harmless); the same statement reports the status of the
     transactions that wrote earlier flushes, and records whose transaction
-    committed are forgotten.  In the steady state a call sends its own records
-    and those of the call before it.
+    committed are forgotten.  In the steady state a call sends its own record
+    and confirms the one of the call before it.
 
-    A record is forgotten only when its row is there (the statement's snapshot
-    predates its own insert) and the transaction that wrote it committed: a
-    savepoint rolled back after the write (ROLLBACK TO SAVEPOINT, a PL/pgSQL
-    exception block) removes the row while its top-level transaction commits.
-    A source is forgotten with its call.
+    A record is forgotten only when its row is there: the subtransaction that
+    wrote it committed (the single-record path), or the transaction that wrote
+    it committed and the row is found (the full path; the statement's snapshot
+    predates its own insert).  A savepoint rolled back after the write
+    (ROLLBACK TO SAVEPOINT, a PL/pgSQL exception block) removes the row while
+    its top-level transaction commits.  A source is forgotten with its call.
 
     ``current_xid``: the transaction the call runs in, if it had written
     before the call started (pg_current_xact_id_if_assigned()).  Records that
@@ -300,24 +298,29 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     if not mine and not mine_sources:
         return
     fresh = [r for r in mine if r["_xid"] is None]
-    if len(fresh) == 1 and len(mine) - 1 < CONFIRM_EVERY \
+    sent = [r for r in mine if r["_xid"] is not None]   # sent before, not yet confirmed
+    if len(fresh) == 1 and (not sent or (len(sent) == 1 and sent[0].get("_sub"))) \
             and not any(s["_xid"] is None for s in mine_sources):
-        # The common case, one new call: one INSERT, which also asks how the
-        # previous flush's transaction ended and whether its rows are there.  Both
-        # yes: those records are forgotten.  Rolled back (or a savepoint took the
-        # rows): everything held is sent again at once (the full path below).
+        # The common case, one new call after a confirmed one or a single
+        # unconfirmed one: one INSERT, which also asks how the subtransaction that
+        # wrote the unconfirmed record ended (plpy.execute runs each statement in
+        # one).  Committed: its row is there, with no look-up of the row (a
+        # rolled-back savepoint aborts the subtransaction, whatever its top-level
+        # transaction does), and the record is forgotten.  Aborted or unknown: it
+        # is sent again at once (the full path below), as are the records of a
+        # transaction that made several calls, checked there together.
         r = fresh[0]
-        previous = next((x["_xid"] for x in reversed(mine) if x["_xid"]), None)
-        prev_ids = [x["call_id"] for x in mine if previous and x["_xid"] == previous]
+        prev = sent[0] if sent else None
         row = writer.one(plpy, _INSERT_ONE, _INSERT_TYPES,
-                         tuple(r[k] for k in _COLUMNS) + (previous, prev_ids))
+                         tuple(r[k] for k in _COLUMNS) + (prev["_sub"] if prev else None,))
         if row is not None:
             r["_xid"] = row["xid"]
-            if previous is None or row["previous"] == "in progress":
+            r["_sub"] = _xid8(row["xid"], row["sub"])
+            if prev is None or row["previous"] == "in progress":
                 return
-            if row["previous"] == "committed" and row["present"] == len(prev_ids):
-                done = set(prev_ids)
-                _forget(lambda x: x["call_id"] in done)
+            if row["previous"] == "committed":
+                done = prev["call_id"]
+                _forget(lambda x: x["call_id"] == done)
                 return
             mine = [x for x in mine if x is not r]
     if not fresh and not any(s["_xid"] is None for s in mine_sources) \
@@ -326,7 +329,8 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     written = [{"call_id": r["call_id"], "xid": r["_xid"]} for r in mine if r["_xid"]]
     row = writer.one(plpy, _FLUSH, _FLUSH_TYPES,
                      (json.dumps([{k: r[k] for k in _COLUMNS} for r in mine]),
-                      json.dumps([{k: v for k, v in s.items() if k != "_xid"} for s in mine_sources]),
+                      json.dumps([{k: v for k, v in s.items() if not k.startswith("_")}
+                                 for s in mine_sources]),
                       json.dumps(written)))
     stored = set(json.loads(row["stored"] or "[]"))
     _forget(lambda r: r["owner"] == owner and r["call_id"] in stored)
@@ -334,6 +338,18 @@ def flush(plpy, owner: str, current_xid: str | None = None) -> None:
     _sources[:] = [s for s in _sources if s["call_id"] in held or s["_xid"] is None]
     for r in mine + mine_sources:
         r["_xid"] = row["xid"]
+        r["_sub"] = _xid8(row["xid"], row["sub"])
+
+
+def _xid8(top: str, sub: str | None) -> str | None:
+    """The 64-bit id (xid8) of a subtransaction of ``top`` (an xid8) from its
+    32-bit xid: assigned after ``top``, so in the same epoch unless the counter
+    wrapped in between."""
+    if sub is None:
+        return None
+    top8, sub32 = int(top), int(sub)
+    base = top8 - (top8 & 0xFFFFFFFF)
+    return str(base + sub32 + (1 << 32 if sub32 < (top8 & 0xFFFFFFFF) else 0))
 
 
 # How often a backend looks for the journals of the role's ended backends: the

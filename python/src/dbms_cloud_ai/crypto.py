@@ -24,6 +24,7 @@ from .errors import ConfigurationError, NotInPrerequisiteState
 
 DEFAULT_KEY_FILE = "/etc/dbms_cloud_ai/master.key"
 _cache: dict[str, tuple[bytes, str]] = {}
+_aeads: dict[bytes, AESGCM] = {}     # one cipher object per master key, not one per call
 
 
 def key_file() -> str:
@@ -62,6 +63,13 @@ def _master() -> tuple[bytes, str]:
 ROLE_BOUND = "+role"   # key_id suffix: the associated data carries the binding id
 
 
+def _aead(key: bytes) -> AESGCM:
+    aead = _aeads.get(key)
+    if aead is None:
+        aead = _aeads[key] = AESGCM(key)
+    return aead
+
+
 def _aad(owner: str, credential_name: str, binding: str | None) -> bytes:
     aad = b"dbms_cloud_ai.credential\x00" + owner.encode() + b"\x00" + credential_name.encode()
     return aad if binding is None else aad + b"\x00" + binding.encode()
@@ -71,7 +79,7 @@ def encrypt(owner: str, credential_name: str, secret: str, binding: str) -> tupl
     key, kid = _master()
     nonce = os.urandom(12)
     aad = _aad(owner, credential_name, binding)
-    return nonce + AESGCM(key).encrypt(nonce, secret.encode(), aad), kid + ROLE_BOUND
+    return nonce + _aead(key).encrypt(nonce, secret.encode(), aad), kid + ROLE_BOUND
 
 
 def decrypt(owner: str, credential_name: str, blob: bytes, kid: str, binding: str | None) -> str:
@@ -88,7 +96,7 @@ def decrypt(owner: str, credential_name: str, blob: bytes, kid: str, binding: st
         if bound and binding is None:
             raise ValueError("no binding")
         aad = _aad(owner, credential_name, binding if bound else None)
-        return AESGCM(key).decrypt(blob[:12], blob[12:], aad).decode()
+        return _aead(key).decrypt(blob[:12], blob[12:], aad).decode()
     except (InvalidTag, ValueError):
         raise NotInPrerequisiteState(
             f"credential {credential_name} cannot be decrypted by its owner",

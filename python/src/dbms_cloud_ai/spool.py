@@ -13,7 +13,10 @@ where no SQL role can read or write (only the server's OS user):
   last room; ``settle`` replaces the estimate with the tokens recorded.
 - **Call journals**: per backend and owner, the accounting records this
   backend holds that are not yet known to be stored (``accounting._pending``),
-  appended as JSON lines, in a folder of the owner's role OID and name.  When a
+  appended as JSON lines, in a folder of the owner's role OID and name.  A
+  record is a line of its values in FIELDS order (a JSON array: it is written
+  on every call, and an object with its 19 keys took three times as long to
+  encode).  When a
   backend has ended (reconnect, crash, a terminated session), the next flush
   of the same role, in any backend, adopts its journal and stores the records.
 
@@ -183,6 +186,12 @@ def _journal_dir(owner: str) -> str:
                         f"{_role_oids.get(owner, 0)}-{_name(owner)}")
 
 
+# A call record's fields, in the order of its journal line (and of accounting's INSERT).
+FIELDS = ("call_id", "owner", "created", "profile_name", "action", "purpose", "provider",
+          "model", "prompt_version", "input_tokens", "output_tokens", "tokens_estimated",
+          "latency_ms", "attempts", "status", "error_sqlstate", "http_status",
+          "conversation_id", "conversation_prompt_id")
+
 _ENCODE = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 _lines: dict[str, int] = {}    # journal path -> lines written since its last rewrite
 _fds: dict[str, int] = {}      # journal path -> its descriptor, open for appending
@@ -223,7 +232,7 @@ def _close(path: str) -> None:
 
 def journal(owner: str, records: list[dict]) -> None:
     """Append records this backend now holds for ``owner``."""
-    _append(_journal(owner), [_plain(r) for r in records])
+    _append(_journal(owner), [_line(r) for r in records])
 
 
 def forget(owner: str, call_ids: list[str], still_held: list[dict]) -> None:
@@ -238,14 +247,22 @@ def forget(owner: str, call_ids: list[str], still_held: list[dict]) -> None:
     _forgets.pop(path, None)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        f.writelines(json.dumps(_plain(r), separators=(",", ":")) + "\n" for r in still_held)
+        f.writelines(_ENCODE(_line(r)) + "\n" for r in still_held)
     _close(path)          # the descriptor would go on writing to the replaced file
     os.replace(tmp, path)
     _lines[path] = len(still_held)
 
 
-def _plain(rec: dict) -> dict:
-    return {k: v for k, v in rec.items() if not k.startswith("_")}
+def _line(rec: dict) -> list:
+    return [rec[k] for k in FIELDS]
+
+
+def _record(obj) -> dict | None:
+    """A journal line's record: an array in FIELDS order (or an object, as
+    journals written before the array form were)."""
+    if isinstance(obj, list):
+        return dict(zip(FIELDS, obj)) if len(obj) == len(FIELDS) else None
+    return obj if isinstance(obj, dict) and "forget" not in obj else None
 
 
 def adopt(owner: str) -> list[dict]:
@@ -279,10 +296,10 @@ def adopt(owner: str) -> list[dict]:
                     obj = json.loads(line)
                 except ValueError:      # a line cut short when the process ended
                     continue
-                if "forget" in obj:
+                if isinstance(obj, dict) and "forget" in obj:
                     forgotten.update(obj["forget"])
-                elif obj.get("owner") == owner and obj.get("call_id"):
-                    records[obj["call_id"]] = obj
+                elif (rec := _record(obj)) and rec.get("owner") == owner and rec.get("call_id"):
+                    records[rec["call_id"]] = rec
         found = [{**rec, "_xid": None} for cid, rec in records.items()
                  if cid not in forgotten and cid not in out]
         if found:
