@@ -23,6 +23,9 @@ TEST_PORT ?= 54329
 DEMO_DIR   = $(TMPBASE)/demo
 DEMO_PORT ?= 54330
 BENCH_DIR  = $(TMPBASE)/bench
+# Load and cold start are measured at PostgreSQL's default durability (fsync on).
+BENCH_DURABLE_DIR = $(TMPBASE)/bench-durable
+BENCH_DURABLE_PORT ?= 54332
 # The newest released version, which bench/bench_versions.py compares with.
 RELEASED   = $(shell ls sql/released | sed -n 's/^dbms_cloud_ai--\([0-9.]*\)\.sql$$/\1/p' | sort -V | tail -1)
 BENCH_PORT?= 54331
@@ -88,7 +91,12 @@ bench: install venv
 	    && $(VENV)/bin/python bench/bench_conversations.py \
 	    && $(VENV)/bin/python bench/bench_nl2sql.py && $(VENV)/bin/python bench/bench_accounting.py \
 	    && $(VENV)/bin/python bench/bench_memory.py; \
-	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DIR); exit $$status
+	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DIR); [ $$status = 0 ] || exit $$status
+	scripts/pg-cluster.sh stop $(BENCH_DURABLE_DIR); rm -rf $(BENCH_DURABLE_DIR)
+	DCA_DURABLE=1 scripts/pg-cluster.sh start $(BENCH_DURABLE_DIR) $(BENCH_DURABLE_PORT)
+	export DCA_PGHOST=$(BENCH_DURABLE_DIR)/sock DCA_PGPORT=$(BENCH_DURABLE_PORT); \
+	  $(VENV)/bin/python bench/bench_cold_start.py && $(VENV)/bin/python bench/bench_load.py; \
+	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DURABLE_DIR); exit $$status
 
 clean:
 	rm -f $(SCRIPT)

@@ -6,6 +6,10 @@
 #   scripts/pg-cluster.sh start DIR PORT    init (if needed) and start
 #   scripts/pg-cluster.sh stop DIR          stop fast
 #
+# fsync, synchronous_commit and full_page_writes are off (tests run faster);
+# DCA_DURABLE=1 at init keeps PostgreSQL's defaults (on), for benchmarks whose
+# figures must include the commit flush every user pays.
+#
 # Connect with: psql -h DIR/sock -p PORT -U postgres
 #
 # Where pg_cron is installed for this major, it is preloaded, with its jobs in
@@ -38,14 +42,15 @@ listen_addresses = ''
 unix_socket_directories = '$dir/sock'
 shared_preload_libraries = 'pg_stat_statements'
 pg_stat_statements.track = all
-fsync = off
-synchronous_commit = off
-full_page_writes = off
 max_connections = 120
 logging_collector = off
 log_min_messages = warning
 include_if_exists = 'dca_cron.conf'
 EOF
+        if [ "${DCA_DURABLE:-0}" != 1 ]; then
+            printf 'fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n' \
+                | run tee -a "$dir/data/postgresql.conf" >/dev/null
+        fi
     fi
     # pg_cron, when installed for this major (scripts/install.sh deps), is preloaded
     # and runs its jobs in database dca_cron (tests/test_retention_cron.py makes it),

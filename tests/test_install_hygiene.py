@@ -619,6 +619,11 @@ DEFINERS = {"dbms_cloud_ai._tokens_used_today()", "dbms_cloud_ai._session_table(
 # set_config(..., true) in every transaction of their body instead.
 COMMITS = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)",
            "dbms_cloud_ai.run_memory_jobs(integer,integer,bigint)"}
+# A PL/Python procedure that commits: the package pins it (detached._PIN) in
+# each of its transactions, before its first statement and after each commit.
+COMMITS_IN_PACKAGE = {"dbms_cloud_ai.generate_detached(text,text,text,text,text,text[],text)":
+                      "detached.py",
+                      "dbms_cloud_ai._run_memory_job_detached(text,text,text)": "detached.py"}
 PINNED = ({"search_path=pg_catalog, pg_temp"}, {'search_path=""'})
 
 
@@ -636,7 +641,11 @@ def test_catalog_lint_search_path_and_security_definer(db):
         if secdef and (name not in DEFINERS or public):
             violations.append((name, "security definer"))
         paths = {c for c in config if c.startswith("search_path=")}
-        if name in COMMITS:
+        if name in COMMITS_IN_PACKAGE:
+            module = (ROOT / "python" / "src" / "dbms_cloud_ai" / COMMITS_IN_PACKAGE[name]).read_text()
+            if paths or "pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true)" not in module:
+                violations.append((name, "committing procedure must pin search_path in its package"))
+        elif name in COMMITS:
             # (scripts/lint-sql.sh checks with pgspot that each transaction pins it
             # before any unqualified name; A3 calls them under a hostile search_path)
             if paths or "pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true)" not in src:
@@ -794,6 +803,8 @@ STEPS = [
          f"select {D}.generate('What is 4 + 4?', 'P', 'chat')"),
     Step(f"{D}.generate(text,text,text,jsonb,jsonb,text[])",
          f"select {D}.generate('And 5 + 5?', 'P', 'chat', '{{}}'::jsonb, null::jsonb)"),
+    Step(f"{D}.generate_detached(text,text,text,text,text,text[],text)",
+         f"call {D}.generate_detached('And 6 + 6?', 'P', 'chat')"),
     Step(f"{D}._session_conversation_prompts()",
          f"select prompt, prompt_response from {D}._session_conversation_prompts() order by 1"),
     Step(f"{D}.clear_conversation_id()", f"select {D}.clear_conversation_id()"),
@@ -857,6 +868,9 @@ STEPS = [
          f"select {D}._fail_memory_job(%(cid)s, '00000000-0000-0000-0000-000000000001', '57014')", ADMIN),
     Step(f"{D}._run_memory_job(text,text)",
          f"select {D}._run_memory_job(%(cid)s, '00000000-0000-0000-0000-000000000001')", ADMIN),
+    Step(f"{D}._run_memory_job_detached(text,text,text)",
+         f"call {D}._run_memory_job_detached(%(cid)s, '00000000-0000-0000-0000-000000000001', 'alice')",
+         ADMIN),
     Step(f"{D}.run_memory_jobs(integer,integer,bigint)", f"call {D}.run_memory_jobs(10, 1, null)", ADMIN),
     Step(f"{D}.disable_memory(text)", f"select {D}.disable_memory('org1')", ADMIN),
     Step(f"{D}.schedule_conversation_purge(text,integer)",

@@ -32,3 +32,24 @@ begin atomic
 end;
 comment on function dbms_cloud_ai.generate(text, text, text, jsonb, jsonb, text[]) is
 'generate() with jsonb attributes and params';
+
+-- generate() for long calls, as a procedure: it commits before each model
+-- request and waits in a transaction that holds no snapshot and no transaction
+-- id, so that VACUUM anywhere in the database is not held back while the model
+-- answers (python/src/dbms_cloud_ai/detached.py; docs/scaling.md).  CALL it on
+-- its own (autocommit): inside a transaction block it raises 2D000.  A
+-- procedure that commits cannot have a SET clause: the package pins
+-- search_path and lock_timeout in each of its transactions.
+create procedure dbms_cloud_ai.generate_detached(prompt text, profile_name text default null,
+                                                 action text default null,
+                                                 attributes text default null,
+                                                 params text default null,
+                                                 search_path text[] default pg_catalog.current_schemas(false)::text[],
+                                                 inout response text default null)
+language plpython3u security invoker
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.generate_detached(plpy, prompt, profile_name, action, attributes, params, search_path)
+$python$;
+comment on procedure dbms_cloud_ai.generate_detached(text, text, text, text, text, text[], text) is
+'generate() that holds no snapshot or transaction while the model answers: CALL it outside a transaction block';

@@ -102,6 +102,18 @@ as $python$
     return GD["dbms_cloud_ai"].sqlapi.run_memory_job(plpy, conversation_id, run_token)
 $python$;
 
+-- One claimed job, as its owner, committing before each extraction request so
+-- that no snapshot is held while the model answers (memory_jobs.run_detached,
+-- detached.py); a failure is recorded as the runner.  Called by run_memory_jobs
+-- outside any exception block (a subtransaction could not commit).
+create procedure dbms_cloud_ai._run_memory_job_detached(conversation_id text, run_token text,
+                                                        job_owner text)
+language plpython3u security invoker
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.run_memory_job_detached(plpy, conversation_id, run_token, job_owner)
+$python$;
+
 create function dbms_cloud_ai._fail_memory_job(conversation_id text, run_token text, sqlstate text)
 returns void language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
@@ -124,8 +136,6 @@ declare
     _ids text[];
     _id text;
     _owner text;
-    _state text;
-    _runner text := current_user;
 begin
     if batch_size is null or batch_size operator(pg_catalog.<) 1
        or batch_size operator(pg_catalog.>) 10000 then
@@ -143,25 +153,16 @@ begin
         exit when pg_catalog.cardinality(_ids) operator(pg_catalog.=) 0;
         foreach _id in array _ids loop
             perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-            -- One CALL may work through a backlog that began on empty tables: plan
-            -- each statement for its values, not once for the whole run.
-            perform pg_catalog.set_config('plan_cache_mode', 'force_custom_plan', true);
-            begin
-                -- Each job runs as the role that owns it: its row-level security,
-                -- credential, host ACEs and token budget apply.
-                select j.owner::text into _owner from dbms_cloud_ai._memory_job j
-                 where j.conversation_id operator(pg_catalog.=) _id::uuid
-                   and j.run_token operator(pg_catalog.=) _token::uuid;
-                if _owner is not null then
-                    if _owner operator(pg_catalog.<>) _runner then
-                        perform pg_catalog.set_config('role', _owner, true);
-                    end if;
-                    perform dbms_cloud_ai._run_memory_job(_id, _token);
-                end if;
-            exception when others then
-                get stacked diagnostics _state = returned_sqlstate;
-                perform dbms_cloud_ai._fail_memory_job(_id, _token, _state);
-            end;
+            select j.owner::text into _owner from dbms_cloud_ai._memory_job j
+             where j.conversation_id operator(pg_catalog.=) _id::uuid
+               and j.run_token operator(pg_catalog.=) _token::uuid;
+            if _owner is not null then
+                -- As the role that owns it (its row-level security, credential, host
+                -- ACEs and token budget apply), planned for its values (one CALL may
+                -- work through a backlog that began on empty tables), committing
+                -- before each model request; a failure is recorded, the run goes on.
+                call dbms_cloud_ai._run_memory_job_detached(_id, _token, _owner);
+            end if;
             commit;
             processed := processed operator(pg_catalog.+) 1;
         end loop;

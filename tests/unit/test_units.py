@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import pathlib
+import subprocess
+import sys
 import time
 
 import pytest
@@ -172,3 +175,23 @@ def test_readme_error_table_matches_the_code():
     rows = {m.group(1): (m.group(2), m.group(3).replace("`", "").strip()) for m in
             re.finditer(r"^\| `([0-9A-Z]{5})` \| (\w+) \| (.+) \|$", readme, re.M)}
     assert rows == {state: (cond, when) for state, (cond, when) in SQLSTATES.items()}
+
+
+def test_summarize_params_are_the_ones_generate_accepts():
+    """generate.py keeps its own copy so that it need not import text_actions."""
+    from dbms_cloud_ai import generate, text_actions
+    assert generate.ACTION_PARAMS["summarize"] == text_actions.SUMMARY_PARAMS
+
+
+def test_a_chat_session_does_not_load_what_only_other_actions_need():
+    """What the PL/Python bodies import (sqlapi) leaves NL2SQL, feedback, the text
+    actions and their libraries for the first call that needs them (cold start)."""
+    src = pathlib.Path(__file__).resolve().parents[2] / "python" / "src"
+    code = ("import sys; sys.path.insert(0, %r); import dbms_cloud_ai.sqlapi; "
+            "print(' '.join(sorted(sys.modules)))" % str(src))
+    loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                text=True).stdout.split())
+    assert "dbms_cloud_ai.sqlapi" in loaded
+    for name in ("dbms_cloud_ai.nl2sql", "dbms_cloud_ai.feedback", "dbms_cloud_ai.text_actions",
+                 "dbms_cloud_ai.usage", "sqlglot", "pglast"):
+        assert name not in loaded, name

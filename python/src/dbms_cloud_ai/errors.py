@@ -61,6 +61,13 @@ class ReadOnlyTransaction(DcaError):
     sqlstate, condition = "25006", "read_only_sql_transaction"
 
 
+class InvalidTransactionTermination(DcaError):
+    """generate_detached commits before each model request: not possible inside a
+    transaction block or from a function."""
+
+    sqlstate, condition = "2D000", "invalid_transaction_termination"
+
+
 class FeatureNotSupported(DcaError):
     sqlstate, condition = "0A000", "feature_not_supported"
 
@@ -175,6 +182,9 @@ SQLSTATES = {
     "25006": ("read_only_sql_transaction",
               "runsql, showsql, explainsql or narrate in a read-only transaction or on a hot "
               "standby: the check of what generated SQL resolves to needs a temporary view"),
+    "2D000": ("invalid_transaction_termination",
+              "generate_detached called inside a transaction block (after BEGIN) or from a "
+              "function: it commits before each model request"),
     "0A000": ("feature_not_supported",
               "provider or action this version does not implement; embeddings with a provider "
               "that has none"),

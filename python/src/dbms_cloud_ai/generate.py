@@ -8,22 +8,26 @@ from . import (
     accounting,
     attributes,
     conversations,
-    feedback,
     identity,
     llm,
     memory,
     memory_jobs,
-    nl2sql,
     profiles,
     summaries,
-    text_actions,
 )
 from .errors import DcaError, FeatureNotSupported, InvalidParameter
+from .lazy import LazyModule
+
+feedback = LazyModule("feedback")
+nl2sql = LazyModule("nl2sql")
+text_actions = LazyModule("text_actions")
 
 ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat", "showprompt",
            "summarize", "translate", "feedback")
 PARAMS = ("conversation_id", "request_id")
-ACTION_PARAMS = {"summarize": text_actions.SUMMARY_PARAMS}   # accepted by that action only
+# Accepted by that action only (text_actions.SUMMARY_PARAMS: a test keeps them equal).
+ACTION_PARAMS = {"summarize": ("min_words", "max_words", "summary_style",
+                               "chunk_processing_method", "extractiveness_level")}
 
 
 def _action(action):
@@ -80,25 +84,22 @@ def _chat(call: Call) -> str:
     return memory.chat(call, messages, CHAT_VERSION)
 
 
-def _nl2sql(action):
-    def handler(call: Call):
-        return action(call.plpy, call, call.search_path)
-    handler.__name__ = action.__name__
-    return handler
+def _nl2sql(call: Call):
+    return getattr(nl2sql, call.action)(call.plpy, call, call.search_path)
 
 
 # Each handler returns the answer, or (answer, what the conversation keeps):
 # runsql and showsql keep the SQL, as Oracle does.
 HANDLERS = {
     "chat": _chat,
-    "runsql": _nl2sql(nl2sql.runsql),
-    "showsql": _nl2sql(nl2sql.showsql),
-    "explainsql": _nl2sql(nl2sql.explainsql),
-    "narrate": _nl2sql(nl2sql.narrate),
-    "showprompt": _nl2sql(nl2sql.showprompt),
-    "summarize": text_actions.summarize_action,
-    "translate": text_actions.translate_action,
-    "feedback": feedback.statement,
+    "runsql": _nl2sql,
+    "showsql": _nl2sql,
+    "explainsql": _nl2sql,
+    "narrate": _nl2sql,
+    "showprompt": _nl2sql,
+    "summarize": lambda call: text_actions.summarize_action(call),
+    "translate": lambda call: text_actions.translate_action(call),
+    "feedback": lambda call: feedback.statement(call),
 }
 
 # Actions whose prompt includes the conversation but which are not recorded in it.
@@ -186,8 +187,9 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
             if not recorded or thread.kind != "named":
                 prompt_id = None
         # Oracle's FEEDBACK names NL2SQL statements by SQL_ID: log them.
-        feedback.log_statement(plpy, ctx, profile.name, name, prompt, call.generated_sql,
-                               prompt_id)
+        if call.generated_sql:
+            feedback.log_statement(plpy, ctx, profile.name, name, prompt, call.generated_sql,
+                                   prompt_id)
     return answer
 
 

@@ -25,7 +25,6 @@ environment (trust_env=False), and nothing here follows redirects.
 
 from __future__ import annotations
 
-import email.utils
 import ipaddress
 import json
 import random
@@ -37,12 +36,11 @@ import time
 import zlib
 from dataclasses import dataclass
 
-import certifi
 import httpcore
 import httpx
 from httpcore._backends.sync import SyncStream  # httpcore is pinned (requirements.txt)
 
-from . import interrupts
+from . import detached, interrupts
 from .errors import (
     CallInterrupted,
     ProviderAuthFailed,
@@ -145,7 +143,7 @@ def _exchange(fn, deadline: float, plpy):
     """``fn()`` (one attempt) under ``deadline``, watched for interrupts when
     ``plpy`` is given.  A failure while a cancel, terminate or lost client is
     pending becomes PostgreSQL's own error (or the backend's exit)."""
-    global _job, _watchdog, _transport
+    global _job, _watchdog
     job = _job = _Job(deadline)
     if plpy is not None:
         if _watchdog is None:
@@ -162,7 +160,7 @@ def _exchange(fn, deadline: float, plpy):
         if _watchdog is not None:
             _watchdog.job = None
         if job.abandoned:  # a shut connection may still sit in the pool
-            _transport = None
+            _transports.clear()
 
 
 def _interrupted(plpy, what):
@@ -307,30 +305,38 @@ class _DeadlineBackend(httpcore.NetworkBackend):
 
 
 class _Transport(httpx.HTTPTransport):
-    def __init__(self):
-        super().__init__(trust_env=False)
+    """httpx's transport over our own connection pool.  Not built by
+    HTTPTransport.__init__, which would load a CA bundle for a TLS context we
+    replace; ours is built only for https, once per backend: loading certifi's
+    bundle takes tens of milliseconds of a session's first call."""
+
+    def __init__(self, tls: bool):
+        ssl_context = None
+        if tls:
+            import certifi
+            ssl_context = ssl.create_default_context(cafile=certifi.where())
         self._pool = httpcore.ConnectionPool(
-            ssl_context=ssl.create_default_context(cafile=certifi.where()),
+            ssl_context=ssl_context,
             max_connections=20, max_keepalive_connections=10, keepalive_expiry=30.0,
             network_backend=_DeadlineBackend())
 
 
-_transport: _Transport | None = None
+_transports: dict[str, _Transport] = {}
 _urls: dict[str, httpx.URL] = {}
 
 
-def transport() -> _Transport:
-    """The backend's one connection pool, reused across calls (keep-alive).
+def transport(scheme: str) -> _Transport:
+    """The backend's connection pool for ``scheme``, reused across calls (keep-alive).
 
     Requests go straight to the transport rather than through httpx.Client:
     a Client keeps a cookie jar, and a jar shared by every role that uses this
     backend (SET ROLE, poolers) would carry one user's provider cookies into
     another's requests.  Skipping the Client's redirect, auth and cookie layers
     also saves about 100 microseconds a call."""
-    global _transport
-    if _transport is None:
-        _transport = _Transport()
-    return _transport
+    pool = _transports.get(scheme)
+    if pool is None:
+        pool = _transports[scheme] = _Transport(tls=scheme != "http")
+    return pool
 
 
 def _url(url: str) -> httpx.URL:
@@ -357,8 +363,14 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
     ``deadline`` is a time.monotonic() value that nothing here goes past.
     Retried: connection failures, 408, 409, 429 and 5xx, with full-jitter
     exponential backoff, honouring Retry-After when it fits before the deadline.
-    With ``plpy``, a cancel or terminate ends the wait (see _exchange).
+    With ``plpy``, a cancel or terminate ends the wait (see _exchange), and in
+    generate_detached the wait holds no snapshot (detached.waiting).
     """
+    with detached.waiting(plpy):
+        return _post_json(url, headers, body, provider, deadline, max_attempts, plpy)
+
+
+def _post_json(url, headers, body, provider, deadline, max_attempts, plpy) -> Reply:
     payload = json.dumps(body, ensure_ascii=False).encode()
     # Only encodings _decompress can bound (httpx would add br/zstd if installed).
     hdrs = {"content-type": "application/json", "accept": "application/json",
@@ -420,7 +432,8 @@ class Document:
 
 def _fetch(url, hdrs):
     """One GET attempt: (status, body, Retry-After, content type)."""
-    resp = transport().handle_request(httpx.Request("GET", _url(url), headers=hdrs))
+    u = _url(url)
+    resp = transport(u.scheme).handle_request(httpx.Request("GET", u, headers=hdrs))
     status, raw = resp.status_code, _read(resp)
     if resp.headers.get("content-encoding") and 200 <= status < 300:
         raw = _decompress(raw, resp.headers["content-encoding"], status)
@@ -430,7 +443,13 @@ def _fetch(url, hdrs):
 def get(url: str, headers: dict, *, deadline: float, max_attempts: int, plpy=None) -> Document:
     """GET a document (summarize's location_uri) under post_json's rules: one
     deadline, the same retries, at most MAX_RESPONSE_BYTES after decompression,
-    no redirects, credentials masked in error details, interrupts acted on."""
+    no redirects, credentials masked in error details, interrupts acted on, no
+    snapshot held in generate_detached."""
+    with detached.waiting(plpy):
+        return _get(url, headers, deadline, max_attempts, plpy)
+
+
+def _get(url, headers, deadline, max_attempts, plpy) -> Document:
     hdrs = {"accept": "text/plain, text/markdown, text/*;q=0.9, */*;q=0.1",
             "accept-encoding": "gzip, deflate", **headers}
     secrets = _secrets(headers)
@@ -515,8 +534,9 @@ def _read(resp) -> bytes:
 
 def _send(url, headers, payload):
     """One attempt: (status, body bytes, Retry-After seconds or None)."""
-    resp = transport().handle_request(
-        httpx.Request("POST", _url(url), headers=headers, content=payload))
+    u = _url(url)
+    resp = transport(u.scheme).handle_request(
+        httpx.Request("POST", u, headers=headers, content=payload))
     raw = _read(resp)
     encoding = resp.headers.get("content-encoding")
     if encoding:
@@ -574,6 +594,7 @@ def _retry_after(value):
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # rare (an HTTP date): not on every session's first call
     try:
         when = email.utils.parsedate_to_datetime(value)
         return max(0.0, when.timestamp() - time.time())

@@ -24,8 +24,8 @@ import hashlib
 import json
 import re
 
-from . import accounting, acl, budget, db, identity, llm, profiles, providers, scheduling, writer
-from .errors import DcaError, InvalidParameter, TokenBudgetExceeded
+from . import accounting, acl, budget, db, detached, identity, llm, profiles, providers, scheduling, writer
+from .errors import DcaError, InvalidParameter, InvalidTransactionTermination, TokenBudgetExceeded
 from .memory import lock_subject
 
 MAX_PROMPTS = 50            # newest unread prompts one extraction reads
@@ -259,6 +259,33 @@ def run(plpy, conversation_id: str, token: str) -> str:
     read_from = job["extracted_through"] + 1 if len(rows) < MAX_PROMPTS else rows[0]["seq"]
     return finish("done", reason, read=rows, read_from=read_from,
                   organization=job["organization"], counts=counts, call_id=call_id)
+
+
+def run_detached(plpy, conversation_id: str, token: str, owner: str) -> str:
+    """One claimed job for run_memory_jobs, as its owner, waiting on the model
+    with no snapshot: each extraction request is preceded by a commit
+    (detached.py), and the owner's role is set again after it.  An error rolls
+    back what the job wrote since its last commit and records the failure, as
+    the runner, with its SQLSTATE (reason "runner: <sqlstate>")."""
+    settings = {"plan_cache_mode": "force_custom_plan"}   # a backlog that began on empty tables
+    if owner != db.one(plpy, "select current_user::text as u")["u"]:
+        settings["role"] = owner   # its row-level security, credential, ACEs and budget apply
+    try:
+        detached.begin(plpy, settings, name="dbms_cloud_ai.run_memory_jobs")
+        try:
+            return run(plpy, conversation_id, token)
+        finally:
+            detached.end()
+    except InvalidTransactionTermination:
+        raise
+    except (plpy.SPIError, DcaError) as e:
+        sqlstate = getattr(e, "sqlstate", None) or "XX000"
+    except Exception:  # noqa: BLE001 - a bug: the job fails, the run goes on (as XX000)
+        sqlstate = "XX000"
+    plpy.rollback()
+    detached.pin(plpy, {})   # the runner again
+    fail(plpy, conversation_id, token, sqlstate)
+    return f"runner: {sqlstate}"
 
 
 _UNREAD = """

@@ -14,6 +14,7 @@ from . import (
     conversations,
     credentials,
     db,
+    detached,
     identity,
     llm,
     memory,
@@ -21,11 +22,13 @@ from . import (
     profiles,
     writer,
 )
-from . import feedback as _feedback
 from . import generate as _generate
-from . import text_actions as _text_actions
-from . import usage as _usage
 from .boundary import sql_entry
+from .lazy import LazyModule
+
+_feedback = LazyModule("feedback")
+_text_actions = LazyModule("text_actions")
+_usage = LazyModule("usage")
 
 # --- dbms_cloud ---------------------------------------------------------------
 
@@ -130,6 +133,13 @@ def remove_host_ace(plpy, host, principal_name, lower_port, upper_port):
 def generate(plpy, prompt, profile_name, action, attributes_json, params_json, search_path):
     return _generate.generate(plpy, prompt, profile_name, action, attributes_json, params_json,
                               search_path)
+
+
+@sql_entry
+def generate_detached(plpy, prompt, profile_name, action, attributes_json, params_json,
+                      search_path):
+    return (detached.run(plpy, _generate.generate, prompt, profile_name, action,
+                         attributes_json, params_json, search_path),)
 
 
 @sql_entry
@@ -345,6 +355,11 @@ def claim_memory_jobs(plpy, batch_size, run_token):
 @sql_entry
 def run_memory_job(plpy, conversation_id, run_token):
     return memory_jobs.run(plpy, conversation_id, run_token)
+
+
+@sql_entry
+def run_memory_job_detached(plpy, conversation_id, run_token, owner):
+    memory_jobs.run_detached(plpy, conversation_id, run_token, owner)
 
 
 @sql_entry

@@ -1,0 +1,20 @@
+"""Modules imported on first use.
+
+A session's first call pays for every module its functions import (PL/Python
+starts a new interpreter per backend).  A session that only chats must not
+load NL2SQL (sqlglot, pglast), feedback or the text actions: this keeps their
+import out of its first call (bench/README.md, cold start)."""
+
+from __future__ import annotations
+
+import importlib
+
+
+class LazyModule:
+    """``LazyModule("nl2sql").runsql`` imports dbms_cloud_ai.nl2sql when first used."""
+
+    def __init__(self, name: str):
+        self._name = f"{__package__}.{name}"
+
+    def __getattr__(self, attr):
+        return getattr(importlib.import_module(self._name), attr)
