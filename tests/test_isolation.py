@@ -103,6 +103,8 @@ BOB_CALLS_WITH_ALICES_NAMES = {
         "select dbms_cloud_ai.generate('q', 'P', 'chat')",
     "dbms_cloud_ai.generate(text,text,text,jsonb,jsonb,text[])":
         "select dbms_cloud_ai.generate('q', 'P', 'chat', '{}'::jsonb)",
+    "dbms_cloud_ai.generate_detached(text,text,text,text,text,text[],text)":
+        "call dbms_cloud_ai.generate_detached('q', 'P', 'chat')",
     "dbms_cloud_ai.feedback(text,text,text,text,text,text,text,text[])":
         "select dbms_cloud_ai.feedback('P', sql_text => 'select ai showsql q', feedback_type => 'positive')",
     "dbms_cloud_ai.export_negative_feedback(text,boolean)":
@@ -116,7 +118,8 @@ BOB_CALLS_WITH_ALICES_NAMES = {
 RETURNS_EMPTY_FOR_UNKNOWN_PROFILE = ("dbms_cloud_ai.export_negative_feedback(text,boolean)",)
 # Not in the catalog list (no name argument), but read the session's profile.
 BOB_SESSION_CALLS = ("select dbms_cloud_ai.select_ai('chat q')",
-                     "select dbms_cloud_ai.generate('q', null, 'chat')")
+                     "select dbms_cloud_ai.generate('q', null, 'chat')",
+                     "call dbms_cloud_ai.generate_detached('q', null, 'chat')")
 
 
 def test_every_function_naming_a_credential_or_profile_is_covered(db):
