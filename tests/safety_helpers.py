@@ -79,7 +79,9 @@ class Notices:
 
 # --- the validator switch -----------------------------------------------------
 
-_SWITCH = 'DO $$ GD["dbms_cloud_ai"].nl2sql.VALIDATE = {value} $$ LANGUAGE plpython3u'
+# nl2sql is imported on first use (lazy.py): import it here, as that first use would.
+_SWITCH = ('DO $$ import importlib; importlib.import_module("dbms_cloud_ai.nl2sql").VALIDATE = {value} $$ '
+           'LANGUAGE plpython3u')
 
 
 def set_validator(conn, on: bool):

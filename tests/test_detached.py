@@ -30,6 +30,7 @@ from memory_helpers import (
     say,
 )
 from nl2sql_fixtures import people  # noqa: F401
+from safety_helpers import validator_off_session
 
 DETACHED = ("call dbms_cloud_ai.generate_detached(prompt => %s, profile_name => 'P', "
             "action => %s, params => %s, attributes => %s)")
@@ -271,3 +272,22 @@ def test_a_memory_job_that_fails_is_recorded_and_the_run_goes_on(db, alice, bob,
                                    "from dbms_cloud_ai._memory_job").fetchall())
     assert states == {"alice": "failed runner: 42501", "bob": "done stored"}
     assert memories(bob) == ["I am bob"] and memories(alice) == []
+
+
+def test_a_call_reached_through_the_sql_it_runs_waits_as_generate_does(db, people, llm):
+    """The validator refuses generated SQL that reaches generate() (through a view
+    too).  Should the package be re-entered anyway (here with the test-only switch
+    that turns the validator off), the inner request comes from a function, an
+    atomic context where nothing can be committed: it waits as generate() does
+    and the outer call still answers."""
+    make_profile(people, llm)
+    people.execute("create view alice.asks as "
+                   "select dbms_cloud_ai.generate('inner', 'P', 'chat') as said")
+    llm.script(Answer("SELECT a.said FROM alice.asks a"))
+    with raises("42501"):
+        detached(people, "what does asks say", "runsql")
+    llm.reset()
+    conn = validator_off_session(db, "alice")
+    llm.script(Answer("SELECT a.said FROM alice.asks a"), Answer("inner answer"))
+    assert "inner answer" in detached(conn, "what does asks say", "runsql")
+    assert len(llm.requests) == 2
