@@ -74,6 +74,9 @@ SELECT dbms_cloud_ai.generate(
          action       => 'chat') AS answer;
 \echo '-- Without profile_name, the session''s profile (step 5) is used:'
 SELECT dbms_cloud_ai.generate('Suggest a name for a new trail running shoe. One line.', action => 'chat') AS answer;
+\echo '-- A busy server: the same call as a procedure that commits before asking, so nothing'
+\echo '-- (no snapshot, no transaction) is held while the model answers and VACUUM goes on:'
+CALL dbms_cloud_ai.generate_detached('What is 4 + 4 ?', 'DEMO_PROFILE', 'chat');
 
 \echo
 \echo '==> 7. One call per row: the sentiment of product reviews, joined to the sample schema sh'

@@ -193,5 +193,5 @@ def test_a_chat_session_does_not_load_what_only_other_actions_need():
                                 text=True).stdout.split())
     assert "dbms_cloud_ai.sqlapi" in loaded
     for name in ("dbms_cloud_ai.nl2sql", "dbms_cloud_ai.feedback", "dbms_cloud_ai.text_actions",
-                 "dbms_cloud_ai.usage", "sqlglot", "pglast"):
+                 "dbms_cloud_ai.usage", "dbms_cloud_ai.memory_jobs", "sqlglot", "pglast"):
         assert name not in loaded, name

@@ -11,7 +11,6 @@ from . import (
     identity,
     llm,
     memory,
-    memory_jobs,
     profiles,
     summaries,
 )
@@ -19,6 +18,7 @@ from .errors import DcaError, FeatureNotSupported, InvalidParameter
 from .lazy import LazyModule
 
 feedback = LazyModule("feedback")
+memory_jobs = LazyModule("memory_jobs")   # only a turn that long-term memory will read
 nl2sql = LazyModule("nl2sql")
 text_actions = LazyModule("text_actions")
 

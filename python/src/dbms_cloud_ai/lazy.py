@@ -2,8 +2,9 @@
 
 A session's first call pays for every module its functions import (PL/Python
 starts a new interpreter per backend).  A session that only chats must not
-load NL2SQL (sqlglot, pglast), feedback or the text actions: this keeps their
-import out of its first call (bench/README.md, cold start)."""
+load NL2SQL (sqlglot, pglast), feedback, the text actions or the memory job
+runner: this keeps their import out of its first call (bench/README.md, cold
+start)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,6 @@ from . import (
     identity,
     llm,
     memory,
-    memory_jobs,
     profiles,
     writer,
 )
@@ -27,6 +26,7 @@ from .boundary import sql_entry
 from .lazy import LazyModule
 
 _feedback = LazyModule("feedback")
+memory_jobs = LazyModule("memory_jobs")
 _text_actions = LazyModule("text_actions")
 _usage = LazyModule("usage")
 
