@@ -234,3 +234,22 @@ def test_dba_views_are_for_admins(db, alice, bob, llm):
     with raises("42704"):
         admin.execute("select dbms_cloud_ai.drop_profile('PA')")
     assert admin.execute("update dbms_cloud_ai._profile set description = 'x' where owner = 'alice'").rowcount == 0
+
+
+def test_a_transaction_local_session_profile_for_transaction_poolers(db, alice, llm):
+    """Behind a pooler in transaction mode a session setting would leak to the next
+    client: SET LOCAL of the setting set_profile writes (docs/scaling.md) lasts one
+    transaction and is checked like set_profile's (the caller's own profile only)."""
+    make_profile(alice, llm)
+    make_profile(db.connect("bob"), llm, name="BOBP", credential="BOBCRED")
+    with alice.transaction():
+        alice.execute("set local dbms_cloud_ai.profile_name = 'P'")
+        assert alice.execute("select dbms_cloud_ai.get_profile()").fetchone()[0] == "P"
+        assert alice.execute("select dbms_cloud_ai.generate('hi', action => 'chat')").fetchone()[0]
+    assert alice.execute("select dbms_cloud_ai.get_profile()").fetchone()[0] is None
+    with raises("55000"):
+        alice.execute("select dbms_cloud_ai.generate('hi', action => 'chat')")
+    with alice.transaction():
+        alice.execute("set local dbms_cloud_ai.profile_name = 'BOBP'")   # bob's: not hers
+        with raises("42704"):
+            alice.execute("select dbms_cloud_ai.generate('hi', action => 'chat')")
