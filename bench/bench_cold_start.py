@@ -35,7 +35,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchlib import check, connect, fresh_databases, summary  # noqa: E402
+from benchlib import check, connect, drop_database, fresh_database, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_cold"
@@ -54,12 +54,11 @@ create function public.bench_loaded_modules() returns text language plpython3u a
 $$"""
 
 
-def setup(fake: FakeLLM) -> bool:
-    created_role = fresh_databases([DBNAME], ROLE)
+def setup(fake: FakeLLM) -> list[str]:
+    """Database, role, profile; the roles created here (drop_database drops them)."""
+    created = fresh_database(DBNAME, [ROLE])
     with connect("postgres", DBNAME) as c:
-        c.execute("create extension dbms_cloud_ai cascade")
         c.execute(f"grant dbms_cloud_ai_user to {ROLE}")
-        c.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
         c.execute(MODULES)
         c.execute(f"grant execute on function public.bench_loaded_modules() to {ROLE}")
     with connect(ROLE, DBNAME) as c:
@@ -68,7 +67,7 @@ def setup(fake: FakeLLM) -> bool:
         c.execute("select dbms_cloud_ai.create_profile(%s, %s)",
                   (PROFILE, json.dumps({"provider": "openai", "credential_name": CREDENTIAL,
                                         "provider_endpoint": fake.url})))
-    return created_role
+    return created
 
 
 def one_session(warm: int) -> tuple[float, float, list[float]]:
@@ -97,9 +96,9 @@ def main() -> int:
         print("bench: DCA_PGHOST/DCA_PGPORT not set; run `make bench`", file=sys.stderr)
         return 2
     fake = FakeLLM(lambda wire, body: Answer(ANSWER)).start()
-    created_role = False
+    created: list[str] = []
     try:
-        created_role = setup(fake)
+        created = setup(fake)
         one_session(1)  # the page cache: a busy server has the files in memory
         connects, colds, warms = [], [], []
         for _ in range(args.sessions):
@@ -127,10 +126,7 @@ def main() -> int:
         return 0
     finally:
         fake.stop()
-        with connect("postgres", "postgres") as c:
-            c.execute(f"drop database if exists {DBNAME} with (force)")
-            if created_role:
-                c.execute(f"drop role if exists {ROLE}")
+        drop_database(DBNAME, created)
 
 
 if __name__ == "__main__":

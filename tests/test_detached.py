@@ -291,3 +291,30 @@ def test_a_call_reached_through_the_sql_it_runs_waits_as_generate_does(db, peopl
     llm.script(Answer("SELECT a.said FROM alice.asks a"), Answer("inner answer"))
     assert "inner answer" in detached(conn, "what does asks say", "runsql")
     assert len(llm.requests) == 2
+
+
+@pytest.mark.parametrize("as_owner", ["alice", "bob"])
+def test_another_role_cannot_run_or_fail_a_job_through_the_runner_procedure(
+        db, alice, bob, llm, as_owner):
+    """_run_memory_job_detached is executable by users (run_memory_jobs calls it as
+    the runner).  bob, given alice's claimed job and its run token: as 'alice' he
+    cannot become her (42501, recorded as his failure, which his row-level security
+    keeps off her row); as himself he cannot see the job.  Nothing changes, nothing
+    is asked."""
+    enable(db)
+    memory_profile(alice, llm)
+    llm.responder = remember_phrases()
+    cid = conversation(alice)
+    say(alice, "remember: I am alice", cid)
+    make_due(db)
+    token = "00000000-0000-0000-0000-0000000000b0"
+    assert db.admin.execute("select dbms_cloud_ai._claim_memory_jobs(10, %s)",
+                            (token,)).fetchone()[0] == [cid.lower()]
+    before = db.admin.execute("select status, reason, run_token::text, facts_stored "
+                              "from dbms_cloud_ai._memory_job").fetchall()
+    asked = len(llm.requests)
+    bob.execute("call dbms_cloud_ai._run_memory_job_detached(%s, %s, %s)", (cid, token, as_owner))
+    assert db.admin.execute("select status, reason, run_token::text, facts_stored "
+                            "from dbms_cloud_ai._memory_job").fetchall() == before
+    assert before[0][0] == "running"
+    assert len(llm.requests) == asked and memories(alice) == []

@@ -94,6 +94,9 @@ as $python$
     return GD["dbms_cloud_ai"].sqlapi.claim_memory_jobs(plpy, batch_size, run_token)
 $python$;
 
+-- One claimed job in the caller's transaction.  run_memory_jobs no longer calls
+-- it (it calls _run_memory_job_detached below); kept because databases still at
+-- an earlier 0.3.0 build call it, and the package serves them too.
 create function dbms_cloud_ai._run_memory_job(conversation_id text, run_token text)
 returns text language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
