@@ -11,6 +11,7 @@ extractor turns it into the fact ``X``.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 
 import pytest
@@ -303,6 +304,32 @@ def test_a_model_that_keeps_calling_tools_is_cut_off_after_three_rounds(alice, m
     assert len(calls(alice, "tool")) == 3
     assert prompts(alice, cid)[-1] == ("and for the hall", "forced answer")
 
+
+
+def test_slow_tool_rounds_end_in_a_provider_timeout_within_statement_timeout(alice, mem, alice_facts):
+    """Each round gets only what is left of statement_timeout (timing.py): three
+    rounds of 0.8 s under a 2 s statement_timeout stop with LL001 before
+    PostgreSQL's own cancel (57014), which would come after the answer was lost
+    at a moment nobody chose.  The failed request is accounted as a timeout."""
+    cid = conversation(alice, "new")
+    say(alice, "what colour for the kitchen", cid)
+
+    def respond(wire, body):
+        if offered_tools(wire, body):
+            return ToolCalls([{"name": "search_memories", "arguments": {"query": "colour"}}],
+                             delay=0.8)
+        return Answer("too late", delay=0.8)
+    mem.responder = respond
+    alice.execute("set statement_timeout = '2s'")
+    try:
+        started = time.monotonic()
+        with raises("LL001"):
+            say(alice, "and for the hall", cid)
+        took = time.monotonic() - started
+    finally:
+        alice.execute("reset statement_timeout")
+    assert took < 2.0, took
+    assert prompts(alice, cid)[-1][0] == "what colour for the kitchen"   # nothing half-written
 
 # The Anthropic Messages API rejects tool_use / tool_result blocks in a request
 # that defines no tools (400 "Requests which include tool_use or tool_result

@@ -180,7 +180,21 @@ def test_readme_error_table_matches_the_code():
 def test_summarize_params_are_the_ones_generate_accepts():
     """generate.py keeps its own copy so that it need not import text_actions."""
     from dbms_cloud_ai import generate, text_actions
-    assert generate.ACTION_PARAMS["summarize"] == text_actions.SUMMARY_PARAMS
+    assert generate.ACTIONS["summarize"].params == text_actions.SUMMARY_PARAMS
+
+
+def test_the_lists_of_actions_elsewhere_are_the_action_tables():
+    """Modules that generate.py runs cannot import its table (no cycle): their
+    own lists must say what the table says."""
+    from dbms_cloud_ai import conversations, feedback, generate
+    acts = generate.ACTIONS.values()
+    assert set(feedback.LOGGED_ACTIONS) == {a.name for a in acts if a.logs_statement}
+    assert set(conversations.HISTORY_ACTIONS) == {a.name for a in acts if a.records}
+    assert set(feedback.EXAMPLE_ACTIONS) == {a.name.upper() for a in acts
+                                             if a.keeps == "sql" and a.records}
+    assert tuple(generate.ACTIONS)[:6] == ("runsql", "showsql", "explainsql", "narrate", "chat",
+                                           "showprompt")   # Oracle's order
+    assert {a.history_of for a in acts if a.history == "reads"} <= {a.name for a in acts if a.records}
 
 
 def test_a_chat_session_does_not_load_what_only_other_actions_need():

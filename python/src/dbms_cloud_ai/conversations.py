@@ -21,7 +21,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
-from . import accounting, acl, db, scheduling, summaries, writer
+from . import accounting, acl, attributes, db, scheduling, summaries, writer
 from .errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.conversation_id"
@@ -60,8 +60,7 @@ def _missing(cid):
 # --- attributes -------------------------------------------------------------------
 
 def _attrs(attributes_json, *, partial: bool) -> dict:
-    from .attributes import parse_json_object
-    raw = parse_json_object(attributes_json, "attributes")
+    raw = attributes.parse_json_object(attributes_json, "attributes")
     out = {}
     for key, value in raw.items():
         k = key.strip().lower()

@@ -14,11 +14,10 @@ length before they are stored, so cosine similarity is a dot product.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
-from . import accounting, acl, budget, credentials, http, llm, providers
-from .errors import DcaError, ProviderTimeout
+from . import llm, providers
+from .errors import DcaError
 from .providers import Completion
 from .providers.base import estimate_tokens
 
@@ -51,37 +50,18 @@ def embed(plpy, attrs: dict, text: str, ctx=None) -> Vector:
     model = model_of(attrs)
     provider = providers.for_attributes(attrs)
     url = provider.embedding_url(attrs, model)       # 0A000 for providers without one
-    acl.check_egress(plpy, url, ctx.aces if ctx else None)
-    budget.check(plpy, ctx, [{"content": text}])
-    key = None
-    if attrs.get("credential_name"):
-        key = credentials.api_key(plpy, attrs["credential_name"], ctx.credential if ctx else None)
-    deadline, attempts = llm._budget(plpy, ctx.settings if ctx else None)
-    if deadline <= time.monotonic():
-        raise ProviderTimeout(f"no time left to call provider {provider.name}",
-                              detail="statement_timeout has (almost) expired",
-                              hint="Raise statement_timeout.")
-    call_id = accounting.new_call_id()
-    headers = {**provider.embedding_headers(key, attrs), provider.request_id_header: call_id}
-    started = time.monotonic()
-    try:
-        reply = http.post_json(url, headers, provider.embedding_body(text, model, attrs),
-                               provider=provider.name, deadline=deadline, max_attempts=attempts,
-                               plpy=plpy)
-        emb = provider.parse_embedding(reply.data, model)
-    except (DcaError, plpy.SPIError) as e:  # SPIError: a cancel PostgreSQL raised while we waited
-        accounting.record(provider=provider.name, model=model, purpose="embedding",
-                          prompt_version=PROMPT_VERSION, error=e,
-                          latency_ms=(time.monotonic() - started) * 1000,
-                          attempts=getattr(e, "attempts", 1), call_id=call_id)
-        raise
-    tokens = emb.input_tokens
-    accounting.record(
-        provider=provider.name, model=model, purpose="embedding", prompt_version=PROMPT_VERSION,
-        completion=Completion(text="", model=emb.model or model,
-                              input_tokens=tokens if tokens is not None else estimate_tokens(text),
-                              output_tokens=0, tokens_estimated=tokens is None),
-        latency_ms=reply.elapsed_ms, attempts=reply.attempts, call_id=call_id)
+
+    def accounted(emb) -> Completion:
+        tokens = emb.input_tokens
+        return Completion(text="", model=emb.model or model,
+                          input_tokens=tokens if tokens is not None else estimate_tokens(text),
+                          output_tokens=0, tokens_estimated=tokens is None)
+    emb, _ = llm.send(plpy, ctx, attrs, provider, url=url,
+                      headers=lambda key: provider.embedding_headers(key, attrs),
+                      body=provider.embedding_body(text, model, attrs), sent=[{"content": text}],
+                      model=model, purpose="embedding", prompt_version=PROMPT_VERSION,
+                      parse=lambda data: provider.parse_embedding(data, model),
+                      accounted=accounted)
     norm = math.sqrt(sum(x * x for x in emb.vector))
     if norm == 0:
         raise provider.bad_embedding("the embedding is all zeros")

@@ -11,7 +11,7 @@ and ratings of conversation prompts become *examples*: a question with a
 query known to answer it (positive feedback: the generated SQL; negative
 feedback with a correction: the corrected SQL; a prompt rated +1 whose action
 was runsql or showsql: its SQL).  Later NL2SQL prompts of the same owner and
-profile include the closest ones (at most ``MAX_EXAMPLES``) before the
+profile include the closest ones (at most ``examples.MAX_EXAMPLES``) before the
 question: by cosine similarity of embeddings when the profile has an
 ``embedding_model``, else by full-text similarity of the questions.
 
@@ -26,9 +26,23 @@ import json
 import re
 import struct
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from . import accounting, conversations, db, embeddings, llm, profiles, sqlguard, writer
+from . import (
+    accounting,
+    acl,
+    conversations,
+    db,
+    embeddings,
+    examples,
+    llm,
+    names,
+    nl2sql,
+    profiles,
+    sqlguard,
+    turn,
+    writer,
+)
 from .errors import (
     DcaError,
     InsufficientPrivilege,
@@ -42,10 +56,6 @@ from .errors import (
 
 LOGGED_ACTIONS = ("runsql", "showsql", "explainsql", "narrate")
 EXAMPLE_ACTIONS = ("RUNSQL", "SHOWSQL")        # rated prompts whose response is the SQL
-MAX_EXAMPLES = 3
-MIN_COSINE = 0.6         # embeddings: cosine similarity of the two questions
-MIN_OVERLAP = 0.5        # full text: shared words / all words of the two questions (Jaccard)
-TS_CONFIG = "pg_catalog.english"
 
 _ALPHABET = "0123456789abcdfghjkmnpqrstuvwxyz"
 _SQL_ID = re.compile(r"[0-9abcdfghjkmnpqrstuvwxyz]{13}\Z")
@@ -289,13 +299,7 @@ def apply(plpy, ctx, stmt: Statement, kind: str, response, content, search_path=
 def _embedding(plpy, ctx, attrs: dict, question: str):
     if not embeddings.model_of(attrs):
         return None
-    return embeddings.embed(plpy, attrs, question, _fresh(plpy, ctx))
-
-
-def _fresh(plpy, ctx):
-    """The context for a later model call of the same statement: the time
-    budget settings read again (the deadline counts from the statement's start)."""
-    return replace(ctx, settings=db.one(plpy, llm._SETTINGS)) if ctx is not None else None
+    return embeddings.embed(plpy, attrs, question, ctx)
 
 
 def _example_sql(key: str) -> tuple[str, str]:
@@ -303,7 +307,7 @@ def _example_sql(key: str) -> tuple[str, str]:
     return (f"""
         insert into dbms_cloud_ai._example as e
                (profile_name, source_kind, {key}, question, sql, tsv, embedding, embedding_model)
-        values ($1, $2, $3::uuid, $4, $5, pg_catalog.to_tsvector('{TS_CONFIG}', $4),
+        values ($1, $2, $3::uuid, $4, $5, pg_catalog.to_tsvector('{examples.TS_CONFIG}', $4),
                 $6::float4[], $7)
         on conflict ({key}) do update
            set profile_name = excluded.profile_name, question = excluded.question,
@@ -346,19 +350,18 @@ def _model_correction(plpy, ctx, attrs, stmt: Statement, content: str,
     the model's answer, and the feedback; the reply checked like any generated SQL.
     None (with a WARNING) when the reply is not a usable query: the negative
     feedback is still stored, without a correction."""
-    from . import generate, nl2sql  # they import this module
     path = list(search_path or [])
-    call = generate.Call(plpy, stmt.question, "showsql", ctx.profile, attrs, {}, ctx, None, path,
+    call = turn.Call(plpy, stmt.question, "showsql", ctx.profile, attrs, {}, ctx, None, path,
                          use_examples=False)
     prompt = nl2sql.build_prompt(plpy, call, path)
     messages = prompt.messages + [{"role": "assistant", "content": stmt.sql},
                                   {"role": "user", "content": _correction_request(content)}]
-    reply = llm.chat(plpy, attrs, messages, _fresh(plpy, ctx), purpose="feedback",
+    reply = llm.chat(plpy, attrs, messages, ctx, purpose="feedback",
                      prompt_version=CORRECTION_VERSION).text
     sql = nl2sql.extract(reply)
     try:
         return nl2sql.accept(plpy, sql, prompt, attrs, path, plan=True).display
-    except (nl2sql._Repairable, DcaError, plpy.SPIError) as e:
+    except (nl2sql.Repairable, DcaError, plpy.SPIError) as e:
         why = getattr(e, "error", None) or getattr(e, "message", None) or str(e)
         plpy.warning(f"the model's correction of sql_id {stmt.sql_id} is not a usable query; "
                      "the negative feedback was stored without a correction",
@@ -412,7 +415,11 @@ _FOR_ID = re.compile(r"\s*for\s+sql_id\s+[\"']?([0-9a-z]{13})[\"']?(?=[\s,;:.]|\
                      re.S | re.I)
 
 
-def statement(call) -> str:
+def statement(call: turn.Call) -> turn.Answer:
+    return turn.Answer(_statement_feedback(call))
+
+
+def _statement_feedback(call) -> str:
     """The ``feedback`` action: ``feedback the result is correct`` (the last NL2SQL
     statement of this session, for this role and profile), ``feedback for query
     "select ai showsql ...", <feedback>`` or ``feedback for sql_id <id>, <feedback>``.
@@ -519,115 +526,6 @@ def _profile_for_example(plpy, profile_name: str):
         return None
 
 
-# --- examples in NL2SQL prompts ---------------------------------------------------------------
-
-@dataclass
-class Example:
-    kind: str            # feedback or rated_prompt (the source kind recorded with the answer)
-    source_id: str
-    question: str
-    sql: str
-    similarity: float
-
-
-_HAS_EMBEDDED = """select exists (select from dbms_cloud_ai._example e
-                                   where e.owner = current_user and e.profile_name = $1
-                                     and e.embedding_model = $2) as x"""
-
-# Candidates of the owner's profile: those with an embedding of the profile's
-# model get the cosine similarity with the question's (vectors are unit
-# length); the others match at least one word of the question (an OR query
-# over its lexemes, through the GIN index) and get the Jaccard overlap of the
-# two questions' lexemes, ranked with ts_rank_cd among equals.
-_EXAMPLES = f"""
-    with q as (select pg_catalog.tsvector_to_array(pg_catalog.to_tsvector('{TS_CONFIG}', $2)) as words),
-    w as (select q.words,
-                 nullif(pg_catalog.array_to_string(array(
-                     select '''' || pg_catalog.replace(pg_catalog.replace(l, '\\', '\\\\'), '''', '''''')
-                            || '''' from pg_catalog.unnest(q.words) l), ' | '), '')::tsquery as query
-            from q)
-    select e.source_kind,
-           pg_catalog.upper(coalesce(e.feedback_id, e.conversation_prompt_id)::text) as source_id,
-           e.question, e.sql,
-           case when $3::float4[] is not null and e.embedding_model = $4
-                     and pg_catalog.cardinality(e.embedding) = pg_catalog.cardinality($3::float4[])
-                then (select pg_catalog.sum(a * b)
-                       from rows from (pg_catalog.unnest(e.embedding),
-                                       pg_catalog.unnest($3::float4[])) t(a, b))
-           end::float8 as cosine,
-           (select pg_catalog.count(*) from pg_catalog.unnest(w.words) x
-             where x = any (pg_catalog.tsvector_to_array(e.tsv)))::float8
-             / greatest(pg_catalog.cardinality(array(
-                   select pg_catalog.unnest(w.words)
-                   union select pg_catalog.unnest(pg_catalog.tsvector_to_array(e.tsv)))), 1) as overlap,
-           coalesce(pg_catalog.ts_rank_cd(e.tsv, w.query), 0)::float8 as rank
-      from dbms_cloud_ai._example e, w
-     where e.owner = current_user and e.profile_name = $1
-       and (e.tsv @@ w.query or ($3::float4[] is not null and e.embedding_model = $4))
-     order by e.example_id desc
-     limit 500"""
-
-
-def examples_for(plpy, call) -> list[Example]:
-    """The closest examples for ``call.prompt`` (at most MAX_EXAMPLES), best first."""
-    if not getattr(call, "use_examples", True):
-        return []
-    name = call.profile.name
-    model = embeddings.model_of(call.attrs)
-    qvec = None
-    if model and embeddings.supported(call.attrs) \
-            and db.one(plpy, _HAS_EMBEDDED, ("text", "text"), (name, model))["x"]:
-        qvec = embeddings.embed(plpy, call.attrs, call.prompt, call.ctx).values
-        call.ctx = _fresh(plpy, call.ctx)   # the answer's deadline counts this request
-    rows = db.query(plpy, _EXAMPLES, ("text", "text", "float4[]", "text"),
-                    (name, call.prompt, qvec, model))
-    by_meaning, by_words = [], []
-    for r in rows:
-        if r["cosine"] is not None:
-            if r["cosine"] >= MIN_COSINE:
-                by_meaning.append((r["cosine"], 0.0, r))
-        elif r["overlap"] >= MIN_OVERLAP:
-            by_words.append((r["overlap"], r["rank"], r))
-    picked, seen = [], set()
-    for score, _, r in sorted(by_meaning, key=lambda t: t[0], reverse=True) \
-            + sorted(by_words, key=lambda t: (t[0], t[1]), reverse=True):
-        key = (_collapse(r["question"]).lower(), _collapse(r["sql"]))
-        if key in seen:
-            continue
-        seen.add(key)
-        picked.append(Example(r["source_kind"], r["source_id"], r["question"], r["sql"],
-                              round(float(score), 4)))
-        if len(picked) == MAX_EXAMPLES:
-            break
-    return picked
-
-
-EXAMPLES_INTRO = ("Examples: earlier questions about these tables, each with a query that its "
-                  "asker confirmed or corrected. Where one fits, follow its choice of tables, "
-                  "joins, filters and column aliases; the question to answer is the one below.")
-
-
-def render(examples: list[Example]) -> str:
-    """The examples as text for the user message, placed before the question."""
-    if not examples:
-        return ""
-    parts = [EXAMPLES_INTRO]
-    for ex in examples:
-        parts.append(f"Earlier question: {_collapse(ex.question)}\nQuery:\n{ex.sql}")
-    return "\n\n" + "\n\n".join(parts)
-
-
-def record_sources(completion, examples: list[Example]) -> None:
-    """Store with the answer which examples its prompt included."""
-    call_id = completion.extra.get("call_id") if completion is not None else None
-    if not call_id or not examples:
-        return
-    for kind in ("feedback", "rated_prompt"):
-        items = [(ex.source_id, ex.similarity) for ex in examples if ex.kind == kind]
-        if items:
-            accounting.add_sources(call_id, kind, items)
-
-
 # --- export of negative feedback -------------------------------------------------------------
 
 _EXPORT_COLUMNS = ("source", "source_id", "created", "profile_name", "action", "sql_id",
@@ -651,7 +549,6 @@ _EXPORT_ALL = _export_sql("dbms_cloud_ai.dba_cloud_ai_negative_feedback",
 def export_negative(plpy, profile_name, all_users) -> str:
     """Negatively rated prompts and negative feedback as JSON lines, oldest first:
     the caller's own, or (all_users, administrators only) every role's."""
-    from . import acl, names
     if all_users:
         acl.require_admin(plpy, "dbms_cloud_ai.export_negative_feedback(all_users => true)")
     name = None if _blank(profile_name) else names.normalize(profile_name, "profile")

@@ -25,6 +25,7 @@ environment (trust_env=False), and nothing here follows redirects.
 
 from __future__ import annotations
 
+import email.utils
 import ipaddress
 import json
 import random
@@ -36,6 +37,7 @@ import time
 import zlib
 from dataclasses import dataclass
 
+import certifi  # loaded by httpcore anyway; its bundle is read only for https
 import httpcore
 import httpx
 from httpcore._backends.sync import SyncStream  # httpcore is pinned (requirements.txt)
@@ -313,7 +315,6 @@ class _Transport(httpx.HTTPTransport):
     def __init__(self, tls: bool):
         ssl_context = None
         if tls:
-            import certifi
             ssl_context = ssl.create_default_context(cafile=certifi.where())
         self._pool = httpcore.ConnectionPool(
             ssl_context=ssl_context,
@@ -371,55 +372,16 @@ def post_json(url: str, headers: dict, body: dict, *, provider: str,
 
 
 def _post_json(url, headers, body, provider, deadline, max_attempts, plpy) -> Reply:
-    payload = json.dumps(body, ensure_ascii=False).encode()
     # Only encodings _decompress can bound (httpx would add br/zstd if installed).
     hdrs = {"content-type": "application/json", "accept": "application/json",
             "accept-encoding": "gzip, deflate", **headers}
+    payload = json.dumps(body, ensure_ascii=False).encode()
     secrets = _secrets(headers)
-    started = time.monotonic()
-    attempt = 0
-    while True:
-        attempt += 1
-        status = None
-        try:
-            status, raw, retry_after = _exchange(lambda: _send(url, hdrs, payload), deadline, plpy)
-        except _TooLarge as e:
-            raise ProviderBadResponse(
-                f"provider {provider} sent a response larger than {MAX_RESPONSE_BYTES} bytes",
-                detail=f"HTTP {e.status}", hint="Lower max_tokens.", status=e.status,
-                attempts=attempt) from None
-        except _BadEncoding as e:
-            raise ProviderBadResponse(
-                f"provider {provider} sent a response that cannot be decoded (HTTP {e.status})",
-                detail=f"HTTP {e.status}; {e.why}",
-                hint="Check provider_endpoint: it must point at the provider's API.",
-                status=e.status, attempts=attempt) from None
-        except (httpx.TimeoutException, httpcore.TimeoutException):
-            raise _timeout(provider, started, attempt) from None
-        except (httpx.TransportError, httpcore.NetworkError, OSError) as e:
-            failure = e
-        if status is None:
-            if attempt >= max_attempts:
-                raise _unavailable(provider, url, failure, attempt)
-            wait = _backoff(attempt)
-        elif 200 <= status < 300:
-            return Reply(status, _decode(raw, provider, status, attempt, secrets), attempt,
-                         (time.monotonic() - started) * 1000)
-        else:
-            retryable = status in (408, 409, 429) or status >= 500
-            if not retryable or attempt >= max_attempts:
-                raise _http_error(provider, status, raw, attempt, secrets)
-            if retry_after is not None and time.monotonic() + retry_after > deadline:
-                raise _http_error(provider, status, raw, attempt, secrets,
-                                  note=f"Retry-After {retry_after:g}s is beyond the call's deadline")
-            wait = retry_after if retry_after is not None else _backoff(attempt)
-        if time.monotonic() + wait >= deadline:
-            # Report what went wrong, not the deadline we did not wait for.
-            note = "no time left before the call's deadline to retry"
-            if status is None:
-                raise _unavailable(provider, url, failure, attempt, note)
-            raise _http_error(provider, status, raw, attempt, secrets, note=note)
-        _pause(wait, plpy)
+    status, raw, _, attempts, started = _request(
+        _ProviderErrors(provider, url, secrets), "POST", url, hdrs, payload, deadline,
+        max_attempts, plpy)
+    return Reply(status, _decode(raw, provider, status, attempts, secrets), attempts,
+                 (time.monotonic() - started) * 1000)
 
 
 @dataclass
@@ -430,87 +392,141 @@ class Document:
     attempts: int
 
 
-def _fetch(url, hdrs):
-    """One GET attempt: (status, body, Retry-After, content type)."""
-    u = _url(url)
-    resp = transport(u.scheme).handle_request(httpx.Request("GET", u, headers=hdrs))
-    status, raw = resp.status_code, _read(resp)
-    if resp.headers.get("content-encoding") and 200 <= status < 300:
-        raw = _decompress(raw, resp.headers["content-encoding"], status)
-    return status, raw, _retry_after(resp.headers.get("retry-after")), resp.headers.get("content-type")
-
-
 def get(url: str, headers: dict, *, deadline: float, max_attempts: int, plpy=None) -> Document:
     """GET a document (summarize's location_uri) under post_json's rules: one
     deadline, the same retries, at most MAX_RESPONSE_BYTES after decompression,
     no redirects, credentials masked in error details, interrupts acted on, no
     snapshot held in generate_detached."""
     with detached.waiting(plpy):
-        return _get(url, headers, deadline, max_attempts, plpy)
+        hdrs = {"accept": "text/plain, text/markdown, text/*;q=0.9, */*;q=0.1",
+                "accept-encoding": "gzip, deflate", **headers}
+        status, raw, ctype, attempts, _ = _request(
+            _DocumentErrors(_url(url).host, _secrets(headers)), "GET", url, hdrs, None, deadline,
+            max_attempts, plpy)
+        return Document(status, raw, ctype, attempts)
 
 
-def _get(url, headers, deadline, max_attempts, plpy) -> Document:
-    hdrs = {"accept": "text/plain, text/markdown, text/*;q=0.9, */*;q=0.1",
-            "accept-encoding": "gzip, deflate", **headers}
-    secrets = _secrets(headers)
-    host = _url(url).host
+def _request(errors, method, url, hdrs, payload, deadline, max_attempts, plpy):
+    """The one request loop: attempts until a 2xx reply, the deadline, or
+    ``max_attempts``.  Retried: connection failures, 408, 429, 5xx (and what
+    ``errors.retried`` adds), with full-jitter exponential backoff, honouring
+    Retry-After when it fits before the deadline.  ``errors`` turns each way of
+    failing into the error to raise.  Returns (status, body, content type,
+    attempts, start time)."""
     started = time.monotonic()
     attempt = 0
     while True:
         attempt += 1
-        status = failure = None
+        status = failure = raw = None
         try:
-            status, raw, retry_after, ctype = _exchange(lambda: _fetch(url, hdrs), deadline, plpy)
-        except _TooLarge:
-            raise ResultTooLarge(
-                f"the document at location_uri (host {host}) is larger than "
-                f"{MAX_RESPONSE_BYTES // (1024 * 1024)} MB",
-                hint="Store the text in a table and pass it as content.") from None
+            status, raw, retry_after, ctype = _exchange(
+                lambda: _attempt(method, url, hdrs, payload), deadline, plpy)
+        except _TooLarge as e:
+            raise errors.too_large(e.status, attempt) from None
         except _BadEncoding as e:
-            raise ProviderBadResponse(
-                f"the document at location_uri (host {host}) cannot be decoded",
-                detail=f"HTTP {e.status}; {e.why}", hint="Serve it without that encoding.",
-                status=e.status, attempts=attempt) from None
+            raise errors.bad_encoding(e, attempt) from None
         except (httpx.TimeoutException, httpcore.TimeoutException):
-            raise ProviderTimeout(
-                f"host {host} did not send the location_uri document within the call's deadline",
-                detail=f"gave up after {time.monotonic() - started:.1f}s and {attempt} attempt(s)",
-                hint="Raise dbms_cloud_ai.http_timeout or statement_timeout (both within the "
-                     "administrator's max_wait), or retry later.",
-                attempts=attempt) from None
+            raise errors.timeout(started, attempt) from None
         except (httpx.TransportError, httpcore.NetworkError, OSError) as e:
             failure = e
         if status is not None and 200 <= status < 300:
-            return Document(status, raw, ctype, attempt)
-        retryable = status is None or status in (408, 429) or status >= 500
-        last = not retryable or attempt >= max_attempts
-        wait = None
-        if not last:
-            wait = retry_after if status is not None and retry_after is not None \
-                else _backoff(attempt)
-            last = time.monotonic() + wait >= deadline
-        if last:
-            if status is None:
-                why = str(failure).strip()[:160] or type(failure).__name__
-                raise ProviderUnavailable(
-                    f"could not fetch location_uri from host {host}",
-                    detail=f"{why} (after {attempt} attempt(s))",
-                    hint="Check that the host is reachable from the database server.",
-                    attempts=attempt)
-            detail = (f"HTTP {status} after {attempt} attempt(s); body starts with "
-                      f"{_snippet(raw, secrets)}")
-            if status in (401, 403):
-                cls, hint = ProviderAuthFailed, "Check credential_name and its password."
-            elif status >= 500 or status in (408, 429):
-                cls, hint = ProviderUnavailable, "Retry later."
-            elif 300 <= status < 400:
-                cls, hint = ProviderRejected, "Pass the final URL as location_uri (redirects " \
-                                              "are not followed)."
-            else:
-                cls, hint = ProviderRejected, "Check location_uri."
-            raise cls(f"host {host} refused the location_uri document (HTTP {status})",
-                      detail=detail, hint=hint, status=status, attempts=attempt)
+            return status, raw, ctype, attempt, started
+        retryable = status is None or status in (408, 429) or status >= 500 \
+            or status in errors.retried
+        if not retryable or attempt >= max_attempts:
+            raise errors.failed(status, raw, failure, attempt)
+        if status is not None and retry_after is not None \
+                and time.monotonic() + retry_after > deadline:
+            raise errors.failed(status, raw, failure, attempt,
+                                f"Retry-After {retry_after:g}s is beyond the call's deadline")
+        wait = retry_after if status is not None and retry_after is not None \
+            else _backoff(attempt)
+        if time.monotonic() + wait >= deadline:
+            # Report what went wrong, not the deadline we did not wait for.
+            raise errors.failed(status, raw, failure, attempt,
+                                "no time left before the call's deadline to retry")
         _pause(wait, plpy)
+
+
+class _ProviderErrors:
+    """How a model provider's request fails (post_json)."""
+
+    retried = (409,)
+
+    def __init__(self, provider, url, secrets):
+        self.provider, self.url, self.secrets = provider, url, secrets
+
+    def too_large(self, status, attempt):
+        return ProviderBadResponse(
+            f"provider {self.provider} sent a response larger than {MAX_RESPONSE_BYTES} bytes",
+            detail=f"HTTP {status}", hint="Lower max_tokens.", status=status, attempts=attempt)
+
+    def bad_encoding(self, e, attempt):
+        return ProviderBadResponse(
+            f"provider {self.provider} sent a response that cannot be decoded (HTTP {e.status})",
+            detail=f"HTTP {e.status}; {e.why}",
+            hint="Check provider_endpoint: it must point at the provider's API.",
+            status=e.status, attempts=attempt)
+
+    def timeout(self, started, attempt):
+        return _timeout(self.provider, started, attempt)
+
+    def failed(self, status, raw, failure, attempt, note=None):
+        if status is None:
+            return _unavailable(self.provider, self.url, failure, attempt, note)
+        return _http_error(self.provider, status, raw, attempt, self.secrets, note=note)
+
+
+class _DocumentErrors:
+    """How fetching a location_uri document fails (get)."""
+
+    retried = ()
+
+    def __init__(self, host, secrets):
+        self.host, self.secrets = host, secrets
+
+    def too_large(self, status, attempt):
+        return ResultTooLarge(
+            f"the document at location_uri (host {self.host}) is larger than "
+            f"{MAX_RESPONSE_BYTES // (1024 * 1024)} MB",
+            hint="Store the text in a table and pass it as content.")
+
+    def bad_encoding(self, e, attempt):
+        return ProviderBadResponse(
+            f"the document at location_uri (host {self.host}) cannot be decoded",
+            detail=f"HTTP {e.status}; {e.why}", hint="Serve it without that encoding.",
+            status=e.status, attempts=attempt)
+
+    def timeout(self, started, attempt):
+        return ProviderTimeout(
+            f"host {self.host} did not send the location_uri document within the call's deadline",
+            detail=f"gave up after {time.monotonic() - started:.1f}s and {attempt} attempt(s)",
+            hint="Raise dbms_cloud_ai.http_timeout or statement_timeout (both within the "
+                 "administrator's max_wait), or retry later.",
+            attempts=attempt)
+
+    def failed(self, status, raw, failure, attempt, note=None):
+        lead = f"{note}. " if note else ""
+        if status is None:
+            why = str(failure).strip()[:160] or type(failure).__name__
+            return ProviderUnavailable(
+                f"could not fetch location_uri from host {self.host}",
+                detail=f"{lead}{why} (after {attempt} attempt(s))",
+                hint="Check that the host is reachable from the database server.",
+                attempts=attempt)
+        detail = (f"{lead}HTTP {status} after {attempt} attempt(s); body starts with "
+                  f"{_snippet(raw, self.secrets)}")
+        if status in (401, 403):
+            cls, hint = ProviderAuthFailed, "Check credential_name and its password."
+        elif status >= 500 or status in (408, 429):
+            cls, hint = ProviderUnavailable, "Retry later."
+        elif 300 <= status < 400:
+            cls, hint = ProviderRejected, "Pass the final URL as location_uri (redirects " \
+                                          "are not followed)."
+        else:
+            cls, hint = ProviderRejected, "Check location_uri."
+        return cls(f"host {self.host} refused the location_uri document (HTTP {status})",
+                   detail=detail, hint=hint, status=status, attempts=attempt)
 
 
 def _backoff(attempt: int) -> float:
@@ -532,11 +548,13 @@ def _read(resp) -> bytes:
     return b"".join(chunks)
 
 
-def _send(url, headers, payload):
-    """One attempt: (status, body bytes, Retry-After seconds or None)."""
+def _attempt(method, url, headers, payload):
+    """One attempt: (status, body bytes, Retry-After seconds or None, content type).
+    An error reply whose encoding cannot be undone stays an error reply (its raw
+    bytes are quoted); a 2xx one is refused."""
     u = _url(url)
     resp = transport(u.scheme).handle_request(
-        httpx.Request("POST", u, headers=headers, content=payload))
+        httpx.Request(method, u, headers=headers, content=payload))
     raw = _read(resp)
     encoding = resp.headers.get("content-encoding")
     if encoding:
@@ -545,8 +563,8 @@ def _send(url, headers, payload):
         except _BadEncoding:
             if 200 <= resp.status_code < 300:
                 raise
-            # an error reply stays an error reply: quote its raw bytes
-    return resp.status_code, raw, _retry_after(resp.headers.get("retry-after"))
+    return (resp.status_code, raw, _retry_after(resp.headers.get("retry-after")),
+            resp.headers.get("content-type"))
 
 
 class _TooLarge(httpx.TransportError):
@@ -594,7 +612,6 @@ def _retry_after(value):
         return max(0.0, float(value))
     except ValueError:
         pass
-    import email.utils  # rare (an HTTP date): not on every session's first call
     try:
         when = email.utils.parsedate_to_datetime(value)
         return max(0.0, when.timestamp() - time.time())

@@ -24,6 +24,10 @@ from __future__ import annotations
 import select
 
 from . import db
+from .lazy import LazyModule
+
+# Only a wait longer than one poll interval needs it (cold start).
+ctypes = LazyModule("ctypes", package=None)
 
 _flags = None        # {name: ctypes.c_int}, or {} outside a backend
 _client_fd = None    # the client socket's descriptor, or None (no client: background worker)
@@ -35,7 +39,6 @@ _GONE = getattr(select, "POLLRDHUP", 0) | select.POLLHUP | select.POLLERR | sele
 def _load():
     """Find the flags (once; the watchdog thread or the backend's may be first)."""
     global _flags, _client_fd
-    import ctypes  # here, not at the top: only a wait longer than one poll interval needs it
     try:
         lib = ctypes.CDLL(None)
         flags = {name: ctypes.c_int.in_dll(lib, name) for name in _FLAGS}

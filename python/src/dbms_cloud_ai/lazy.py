@@ -12,10 +12,21 @@ import importlib
 
 
 class LazyModule:
-    """``LazyModule("nl2sql").runsql`` imports dbms_cloud_ai.nl2sql when first used."""
+    """``LazyModule("nl2sql").runsql`` imports dbms_cloud_ai.nl2sql when first used;
+    ``LazyModule("ctypes", package=None)`` a module outside the package."""
 
-    def __init__(self, name: str):
-        self._name = f"{__package__}.{name}"
+    def __init__(self, name: str, package: str | None = __package__):
+        self._name = f"{package}.{name}" if package else name
 
     def __getattr__(self, attr):
         return getattr(importlib.import_module(self._name), attr)
+
+
+def lazy_function(module: str, name: str):
+    """A function of dbms_cloud_ai.<module> that imports the module when first called."""
+    mod = LazyModule(module)
+
+    def call(*args, **kwargs):
+        return getattr(mod, name)(*args, **kwargs)
+    call.__qualname__ = call.__name__ = f"{module}.{name}"
+    return call

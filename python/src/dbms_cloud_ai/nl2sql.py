@@ -19,8 +19,9 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 
-from . import accounting, db, feedback, llm, resolve, schema_context, sqlguard, sqlrun
+from . import accounting, db, examples, llm, resolve, schema_context, sqlguard, sqlrun, summaries
 from .errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
+from .turn import Answer, Call
 
 # A test-only switch: tests turn the validator off (as superuser, through GD)
 # to prove that the execution layer alone keeps generated SQL harmless.
@@ -40,7 +41,7 @@ class Prompt:
     messages: list[dict]
     selection: schema_context.Selection
     catalog: schema_context.Catalog
-    examples: list = field(default_factory=list)   # feedback.Example, in the user message
+    examples: list = field(default_factory=list)   # examples.Example, in the user message
 
 
 @dataclass
@@ -79,7 +80,7 @@ def _rules(example: str, case_sensitive: bool) -> str:
 
 
 NL2SQL_VERSION = accounting.version("nl2sql", _INTRO, _rules("x", False), _rules("x", True),
-                                    feedback.EXAMPLES_INTRO)
+                                    examples.EXAMPLES_INTRO)
 
 
 def build_prompt(plpy, call, search_path: list[str]) -> Prompt:
@@ -95,11 +96,11 @@ def build_prompt(plpy, call, search_path: list[str]) -> Prompt:
     user = _rules(selection.tables[0].qualified, bool(attrs.get("case_sensitive_values")))
     if attrs.get("additional_instructions"):
         user += "\n\nAdditional instructions:\n" + attrs["additional_instructions"]
-    examples = feedback.examples_for(plpy, call)   # confirmed or corrected earlier questions
-    user += feedback.render(examples)
+    found = examples.examples_for(plpy, call)   # confirmed or corrected earlier questions
+    user += examples.render(found)
     user += "\n\nQuestion: " + call.prompt
     messages.append({"role": "user", "content": user})
-    return Prompt(messages, selection, catalog, examples)
+    return Prompt(messages, selection, catalog, found)
 
 
 def show_prompt(prompt: Prompt, extra: dict | None = None) -> str:
@@ -154,7 +155,7 @@ def _transpiled(sql: str):
             yield out[0]
 
 
-class _Repairable(Exception):
+class Repairable(Exception):
     def __init__(self, sql: str, error: str):
         super().__init__(error)
         self.sql, self.error = sql, error
@@ -162,14 +163,14 @@ class _Repairable(Exception):
 
 def accept(plpy, sql: str, prompt: Prompt, attrs: dict, search_path: list[str],
            plan: bool) -> sqlguard.Checked:
-    """``sql`` as a checked query, or _Repairable, or a refusal (DcaError).
+    """``sql`` as a checked query, or Repairable, or a refusal (DcaError).
 
     A refusal is final when the query asks for something that exists and is
     not allowed (a DELETE, pg_sleep, a table outside the object list).  A name
     that exists nowhere (another dialect's DATEADD, a misspelt table) is a
     mistake: it is transpiled, else repaired, like a syntax error."""
     if not sql:
-        raise _Repairable(sql, "the reply contained no SQL query")
+        raise Repairable(sql, "the reply contained no SQL query")
     allowed = prompt.catalog.allowed() if attrs.get("enforce_object_list", True) else None
     fold = prompt.catalog.fold()
     first_error = None
@@ -197,7 +198,7 @@ def accept(plpy, sql: str, prompt: Prompt, attrs: dict, search_path: list[str],
             return checked
         if i == 1:  # another dialect may make it valid (NVL, TOP, backticks)
             candidates += list(_transpiled(sql))
-    raise _Repairable(sql, first_error.message)
+    raise Repairable(sql, first_error.message)
 
 
 _BUILTIN = """select exists (select from pg_catalog.pg_proc p
@@ -237,7 +238,7 @@ def _plan(plpy, checked: sqlguard.Checked, search_path: list[str]):
         pass
     except plpy.SPIError as e:
         if _repairable(e):
-            raise _Repairable(sql, f"{e.sqlstate}: {_spi_message(e)}") from None
+            raise Repairable(sql, f"{e.sqlstate}: {_spi_message(e)}") from None
         raise
 
 
@@ -271,7 +272,7 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
     """Ask for the SQL, accept it (one repair round), and run it when ``run``."""
     messages = list(prompt.messages)
     completion = llm.chat(plpy, call.attrs, messages, call.ctx, prompt_version=NL2SQL_VERSION)
-    feedback.record_sources(completion, prompt.examples)
+    examples.record_sources(completion, prompt.examples)
     reply = completion.text
     last_sql, last_error = "", ""
     for attempt in (1, 2):
@@ -285,15 +286,14 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
                 except plpy.SPIError as e:
                     if not _repairable(e):
                         raise
-                    raise _Repairable(checked.sql, f"{e.sqlstate}: {_spi_message(e)}") from None
-            call.generated_sql = checked.display
+                    raise Repairable(checked.sql, f"{e.sqlstate}: {_spi_message(e)}") from None
             return Generated(checked, result, attempt)
-        except _Repairable as e:
+        except Repairable as e:
             last_sql, last_error = e.sql, e.error
         if attempt == 1:
             messages += [{"role": "assistant", "content": reply},
                          {"role": "user", "content": _repair_request(last_sql, last_error)}]
-            reply = llm.chat(plpy, call.attrs, messages, _fresh(call.ctx), purpose="repair",
+            reply = llm.chat(plpy, call.attrs, messages, call.ctx, purpose="repair",
                              prompt_version=REPAIR_VERSION).text
     raise GeneratedSqlFailed(
         "the model did not produce a query PostgreSQL can run, after one repair attempt",
@@ -302,38 +302,38 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
              "table and column comments, additional_instructions).")
 
 
-def _fresh(ctx):
-    """The context for a second model call: budget settings read again."""
-    return replace(ctx, settings=None) if ctx is not None else None
-
-
 # --- the actions ----------------------------------------------------------------
 
-def showprompt(plpy, call, search_path) -> str:
-    from .summaries import note  # condensed history: prompts the next turn folds first
-    return show_prompt(build_prompt(plpy, call, search_path), note(call.thread))
+def showprompt(call: Call) -> Answer:
+    # condensed history: the prompts the next turn folds first
+    return Answer(show_prompt(build_prompt(call.plpy, call, call.search_path),
+                              summaries.note(call.thread)))
 
 
-def showsql(plpy, call, search_path) -> tuple[str, str]:
-    resolve.ready(plpy)
-    gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, None)
-    return gen.checked.display, gen.checked.display
+def _generated(call: Call, limits) -> Generated:
+    resolve.ready(call.plpy)
+    return generate_sql(call.plpy, call, build_prompt(call.plpy, call, call.search_path),
+                        call.search_path, limits)
+
+
+def showsql(call: Call) -> Answer:
+    gen = _generated(call, None)
+    return Answer(gen.checked.display, gen.checked.display)
 
 
 def _answer(result: sqlrun.Result) -> str:
     return result.as_oracle_json() if result.rows else NO_ROWS
 
 
-def runsql(plpy, call, search_path) -> tuple[str, str]:
-    limits = sqlrun.limits(plpy)   # refuse before spending a model call
-    resolve.ready(plpy)
-    gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, limits)
-    return _answer(gen.result), gen.checked.display
+def runsql(call: Call) -> Answer:
+    gen = _generated(call, sqlrun.limits(call.plpy))   # limits: refused before any model call
+    return Answer(_answer(gen.result), gen.checked.display)
 
 
-def rerun(plpy, call, sql: str, search_path) -> str:
+def rerun(call: Call, sql: str) -> str:
     """A stored runsql turn's query run again (a retry with the same request_id):
     checked against the profile's objects as they are now, no model call."""
+    plpy, search_path = call.plpy, call.search_path
     limits = sqlrun.limits(plpy)
     catalog = schema_context.load(plpy, schema_context.scope_of(call.attrs.get("object_list"),
                                                                 search_path))
@@ -351,18 +351,16 @@ _EXPLAIN = ("You explain PostgreSQL queries to the person who asked for them, in
 EXPLAIN_VERSION = accounting.version("explainsql", _EXPLAIN)
 
 
-def explainsql(plpy, call, search_path) -> tuple[str, str]:
-    resolve.ready(plpy)
-    gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, None)
+def explainsql(call: Call) -> Answer:
+    gen = _generated(call, None)
     sql = gen.checked.display
     messages = call.system() + [
         {"role": "system", "content": _EXPLAIN},
         {"role": "user", "content": f"Question: {call.prompt}\n\nQuery:\n{sql}"}]
-    text = llm.chat(plpy, call.attrs, messages, _fresh(call.ctx), purpose="explanation",
+    text = llm.chat(call.plpy, call.attrs, messages, call.ctx, purpose="explanation",
                     prompt_version=EXPLAIN_VERSION).text.strip()
     text = re.sub(r"^\**\s*explanation\s*:?\s*\**\s*:?\s*", "", text, flags=re.I)
-    answer = f"```sql\n{sql};\n```\n\n**Explanation:**\n{text}"
-    return answer, answer
+    return Answer(f"```sql\n{sql};\n```\n\n**Explanation:**\n{text}", sql)
 
 
 _NARRATE = ("You answer a person's question from the result of a database query that was "
@@ -374,10 +372,8 @@ _NARRATE = ("You answer a person's question from the result of a database query 
 NARRATE_VERSION = accounting.version("narrate", _NARRATE)
 
 
-def narrate(plpy, call, search_path) -> tuple[str, str]:
-    limits = sqlrun.limits(plpy)
-    resolve.ready(plpy)
-    gen = generate_sql(plpy, call, build_prompt(plpy, call, search_path), search_path, limits)
+def narrate(call: Call) -> Answer:
+    gen = _generated(call, sqlrun.limits(call.plpy))
     rows = gen.result.compact()
     data = "[" + ",\n".join(rows) + "]"
     if len(data) > NARRATE_DATA_CHARS:
@@ -387,6 +383,6 @@ def narrate(plpy, call, search_path) -> tuple[str, str]:
         {"role": "system", "content": _NARRATE},
         {"role": "user", "content": f"Question: {call.prompt}\n\nQuery:\n{gen.checked.display}"
                                     f"\n\nResult ({len(rows)} rows, JSON):\n{data}{note}"}]
-    answer = llm.chat(plpy, call.attrs, messages, _fresh(call.ctx), purpose="narration",
+    answer = llm.chat(call.plpy, call.attrs, messages, call.ctx, purpose="narration",
                       prompt_version=NARRATE_VERSION).text.strip()
-    return answer, answer
+    return Answer(answer, gen.checked.display)

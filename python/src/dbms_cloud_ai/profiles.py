@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import attributes, conversations, credentials, db, llm, names, roles, writer
+from . import attributes, conversations, credentials, db, names, roles, timing, writer
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 SESSION_GUC = "dbms_cloud_ai.profile_name"
@@ -141,7 +141,7 @@ class CallContext:
     profile: Profile
     credential: dict | None   # the caller's row for the profile's own credential_name
     aces: list                # host ACEs visible to the caller: [host, lower_port, upper_port]
-    settings: dict            # elapsed (s since statement start), st, ht, ma, sct, ro, xid, mw
+    settings: dict            # timing.stamped: the time settings, read_at, ro, xid, sct
     session_conversation: str | None = None  # the setting dbms_cloud_ai.conversation_id
     who: str | None = None                   # current_user
     budgets: dict | None = None              # token budgets that apply: {role or PUBLIC: tokens}
@@ -158,7 +158,7 @@ _CALL = f"""
            pg_catalog.current_setting('{conversations.SESSION_GUC}', true) as conv,
            current_user::text as who,
            (select pg_catalog.json_object_agg(b.principal, b.daily_tokens)
-              from dbms_cloud_ai._token_budget b)::text as budgets,{llm.SETTINGS_COLUMNS}
+              from dbms_cloud_ai._token_budget b)::text as budgets,{timing.SETTINGS_COLUMNS}
       from dbms_cloud_ai._profile p
       left join dbms_cloud._credential c
         on c.owner = current_user and c.credential_name = p.credential_name
@@ -190,6 +190,6 @@ def for_call(plpy, profile_name) -> CallContext:
                       "key_id": row["key_id"], "enabled": row["cred_enabled"],
                       "binding": row["binding"]}
     return CallContext(profile, credential, json.loads(row["aces"] or "[]"),
-                       {k: row[k] for k in ("elapsed", "st", "ht", "ma", "sct", "ro", "xid", "mw")},
+                       timing.stamped(row),
                        (row["conv"] or "").lower() or None, row["who"],
                        json.loads(row["budgets"]) if row["budgets"] else {})

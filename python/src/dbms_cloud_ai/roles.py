@@ -12,7 +12,7 @@ id in its one statement, and staleness is looked up only when a call fails.
 from __future__ import annotations
 
 from . import db, writer
-from .errors import InsufficientPrivilege, NotInPrerequisiteState
+from .errors import NotInPrerequisiteState
 
 _STATE = """
     select current_user::text as who,
@@ -21,20 +21,11 @@ _STATE = """
       from (select) x
       left join dbms_cloud_ai._role_binding b on b.role_name = current_user"""
 
-def stale_error(who: str) -> InsufficientPrivilege:
-    return InsufficientPrivilege(
-        f"role {who} is not the role that stored the dbms_cloud_ai rows of that name",
-        detail="A role of this name was dropped; its rows are kept apart from this role.",
-        hint=f"An administrator removes them with dbms_cloud_ai.drop_role_data('{who}') "
-             f"(or, after a restore into another cluster, re-binds them with "
-             f"dbms_cloud_ai.rebind_role('{who}')).")
-
-
 def check(plpy) -> None:
     """Raise the documented error when the caller's name is bound to another role."""
     row = db.one(plpy, _STATE)
     if row["bound"] is not None and row["bound"] != row["mine"]:
-        raise stale_error(row["who"])
+        raise writer.stale_error(row["who"])
 
 
 def binding(plpy) -> str:
@@ -44,7 +35,7 @@ def binding(plpy) -> str:
         writer.bind(plpy)
         row = db.one(plpy, _STATE)
     if row["bound"] != row["mine"]:
-        raise stale_error(row["who"])
+        raise writer.stale_error(row["who"])
     return row["binding_id"]
 
 

@@ -26,11 +26,9 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from . import db
+from . import db, settings
 from .errors import InvalidParameter, UndefinedObject
 
-DEFAULT_CONTEXT_TOKENS = 12_000
-MAX_CONTEXT_TOKENS = 1_000_000
 CHARS_PER_TOKEN = 4
 _CACHE_LIMIT = 64          # scopes kept per backend
 
@@ -352,18 +350,7 @@ class Selection:
 
 
 def budget_tokens(raw: str | None) -> int:
-    if not raw:
-        return DEFAULT_CONTEXT_TOKENS
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if not 100 <= value <= MAX_CONTEXT_TOKENS:
-        raise InvalidParameter(
-            f"invalid dbms_cloud_ai.schema_context_tokens {raw!r}",
-            detail=f"Use a whole number of tokens from 100 to {MAX_CONTEXT_TOKENS}.",
-            hint="SET dbms_cloud_ai.schema_context_tokens = 12000;")
-    return value
+    return settings.value("dbms_cloud_ai.schema_context_tokens", raw)
 
 
 def select(catalog: Catalog, question: str, history: list[str], attrs: dict,

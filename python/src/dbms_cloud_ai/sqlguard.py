@@ -88,6 +88,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import importlib
 import logging
 import os
 import signal
@@ -370,13 +371,14 @@ def _load_pglast():
         flags = sys.getdlopenflags()
         sys.setdlopenflags(flags | deepbind)
         try:
-            from pglast import parser
+            importlib.import_module("pglast.parser")._dca_deepbind = True
         finally:
             sys.setdlopenflags(flags)
-        parser._dca_deepbind = True
-    import pglast.ast
-    from pglast import parser, stream
-    A, _pgstream, _pgparser = pglast.ast, stream, parser
+    # importlib, not an import statement: pglast is loaded only here, under the
+    # flags above, and only by the first call that checks SQL (cold start).
+    A = importlib.import_module("pglast.ast")
+    _pgstream = importlib.import_module("pglast.stream")
+    _pgparser = importlib.import_module("pglast.parser")
 
 
 def _process_exports(symbol: str) -> bool:
@@ -1096,8 +1098,9 @@ class _DropFallbackWarning(logging.Filter):
 def _glot():
     global _sqlglot
     if _sqlglot is None:
-        import sqlglot
-        from sqlglot import exp
+        # Loaded by the first call that checks SQL, not by a session that only chats.
+        sqlglot = importlib.import_module("sqlglot")
+        exp = sqlglot.exp
         logging.getLogger("sqlglot").addFilter(_DropFallbackWarning())
         roots = tuple(getattr(exp, n) for n in ("Select", "SetOperation", "Values", "Subquery")
                       if hasattr(exp, n))

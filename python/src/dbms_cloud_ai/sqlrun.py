@@ -29,15 +29,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from . import db, resolve
-from .errors import InvalidParameter, NotInPrerequisiteState, ResultTooLarge
-from .llm import _seconds
+from . import db, resolve, settings
+from .errors import NotInPrerequisiteState, ResultTooLarge
 
-DEFAULT_MAX_STATEMENT_TIMEOUT = 300.0
-DEFAULT_MAX_ROWS = 1000
-HARD_MAX_ROWS = 1_000_000
-DEFAULT_MAX_BYTES = 1 << 20
-HARD_MAX_BYTES = 256 << 20
 
 @dataclass
 class Limits:
@@ -71,30 +65,11 @@ _LIMITS = """
            pg_catalog.current_setting('dbms_cloud_ai.max_result_bytes', true) as mb"""
 
 
-def _setting_int(raw, name, default, hard_max, example):
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= hard_max:
-        raise InvalidParameter(f"invalid dbms_cloud_ai.{name} {raw!r}",
-                               detail=f"Use a whole number from 1 to {hard_max}.",
-                               hint=f"SET dbms_cloud_ai.{name} = {example};")
-    return value
-
-
 def limits(plpy) -> Limits:
     """Check that the session may run generated SQL now, before any model call."""
     row = db.one(plpy, _LIMITS)
-    ceiling = DEFAULT_MAX_STATEMENT_TIMEOUT
-    if row["mst"]:
-        ceiling = _seconds(row["mst"], "ms")
-        if not ceiling or ceiling <= 0:
-            raise InvalidParameter(f"invalid dbms_cloud_ai.max_statement_timeout {row['mst']!r}",
-                                   hint="SET dbms_cloud_ai.max_statement_timeout = '5min';")
-    st = _seconds(row["st"], "ms")
+    ceiling = settings.value("dbms_cloud_ai.max_statement_timeout", row["mst"])
+    st = settings.seconds(row["st"], "ms")
     if not st:
         raise NotInPrerequisiteState(
             "generated SQL is not run without a statement_timeout",
@@ -106,9 +81,8 @@ def limits(plpy) -> Limits:
             f"statement_timeout ({row['st']}) is above dbms_cloud_ai.max_statement_timeout "
             f"({ceiling:g}s)",
             hint="Lower it, e.g. SET statement_timeout = '30s';")
-    return Limits(_setting_int(row["mr"], "max_rows", DEFAULT_MAX_ROWS, HARD_MAX_ROWS, 1000),
-                  _setting_int(row["mb"], "max_result_bytes", DEFAULT_MAX_BYTES, HARD_MAX_BYTES,
-                               1048576))
+    return Limits(settings.value("dbms_cloud_ai.max_rows", row["mr"]),
+                  settings.value("dbms_cloud_ai.max_result_bytes", row["mb"]))
 
 
 class _Undo(Exception):

@@ -36,9 +36,9 @@ The session (short-term) conversation is never summarised: it keeps its last
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from . import accounting, db, llm, writer
+from . import accounting, llm, writer
 from .errors import DcaError, InvalidParameter
 
 DEFAULT_ON = False
@@ -66,7 +66,6 @@ _GAP = "(Earlier exchanges after the summary so far are left out.)"
 VERSION = accounting.version("summary", _SYSTEM, _USER, _GAP)
 
 _HINT = "Pass {name} as {what}, or null to use the profile's."
-_SETTINGS = "select" + llm.SETTINGS_COLUMNS
 
 
 # --- attributes -------------------------------------------------------------------
@@ -206,11 +205,6 @@ def before_answer(call) -> None:
         call_id = reply.extra.get("call_id")
     except DcaError:
         text, call_id = "", None
-    if call.ctx is not None:
-        # The settings are read again: the answer call must not get the whole
-        # statement_timeout once more (it is counted from the statement's start).
-        fresh = db.one(call.plpy, _SETTINGS)
-        call.ctx = replace(call.ctx, settings={k: fresh[k] for k in call.ctx.settings})
     if not text:
         return
     if len(text) > c.max_tokens * CHARS_PER_TOKEN:   # a provider that ignored max_tokens

@@ -29,16 +29,32 @@ summary-combine, translation).
 
 from __future__ import annotations
 
+import base64
 import html.parser
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import httpx
 
-from . import accounting, acl, attributes, credentials, db, http, languages, llm, names, profiles, providers
+from . import (
+    accounting,
+    acl,
+    attributes,
+    credentials,
+    db,
+    http,
+    languages,
+    llm,
+    names,
+    profiles,
+    providers,
+    settings,
+    timing,
+)
 from .errors import DcaError, FeatureNotSupported, InvalidParameter, OutputTruncated, TooManyCalls
+from .turn import PARAMS, Answer, Call
 
 # --- the model's limits ---------------------------------------------------------------------
 
@@ -48,63 +64,8 @@ PROMPT_RESERVE = 400       # tokens for the instructions around a chunk
 MIN_CHUNK_TOKENS = 256     # a smaller budget is refused (22023)
 DEFAULT_WINDOW = 8192      # a model not in the table
 LOCAL_WINDOW = 4096        # an OpenAI-compatible server without provider (Ollama, vLLM, ...)
-DEFAULT_MAX_CALLS = 50
-MAX_CALLS_LIMIT = 100_000
 CALLS_GUC = "dbms_cloud_ai.max_text_calls"
 MAX_WORDS_LIMIT = 1_000_000
-
-# Context windows in tokens by model name prefix (lower case, without an
-# "org/" or "models/" prefix); the longest matching prefix wins.
-CONTEXT_WINDOWS = {
-    "gpt-3.5-turbo": 16_385,
-    "gpt-4": 8_192,
-    "gpt-4-32k": 32_768,
-    "gpt-4-turbo": 128_000,
-    "gpt-4o": 128_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-4.5": 128_000,
-    "gpt-5": 400_000,
-    "chatgpt-4o": 128_000,
-    "o1": 200_000,
-    "o1-mini": 128_000,
-    "o3": 200_000,
-    "o4-mini": 200_000,
-    "claude-": 200_000,
-    "claude-2": 100_000,
-    "claude-instant": 100_000,
-    "gemini-": 1_048_576,
-    "gemini-1.0": 32_760,
-    "gemini-pro": 32_760,
-    "gemini-1.5-pro": 2_097_152,
-    "command": 4_096,
-    "command-r": 128_000,
-    "command-a": 256_000,
-    "llama-2": 4_096,
-    "llama2": 4_096,
-    "llama-3": 8_192,
-    "llama3": 8_192,
-    "meta-llama-3": 8_192,
-    "llama-3.1": 128_000,
-    "llama3.1": 128_000,
-    "meta-llama-3.1": 128_000,
-    "llama-3.2": 128_000,
-    "llama3.2": 128_000,
-    "llama-3.3": 128_000,
-    "llama3.3": 128_000,
-    "llama-4": 128_000,
-    "llama4": 128_000,
-    "mistral": 32_768,
-    "mistral-large": 128_000,
-    "mixtral": 32_768,
-    "qwen2.5": 32_768,
-    "qwen3": 32_768,
-    "deepseek": 64_000,
-    "gemma2": 8_192,
-    "gemma-2": 8_192,
-    "gemma3": 128_000,
-    "gemma-3": 128_000,
-}
-_VENDOR = re.compile(r"(meta|cohere|openai|google|xai|mistral|mistralai|anthropic)\.")
 
 
 def context_window(attrs: dict) -> tuple[int, str]:
@@ -115,28 +76,16 @@ def context_window(attrs: dict) -> tuple[int, str]:
     if attrs.get("provider") is None:
         return LOCAL_WINDOW, "the default for a server without provider (set context_window)"
     model = provider.model(attrs) or attrs.get("azure_deployment_name") or ""
-    key = model.strip().lower().rsplit("/", 1)[-1]
-    key = _VENDOR.sub("", key, count=1) if _VENDOR.match(key) else key
-    best = max((p for p in CONTEXT_WINDOWS if key.startswith(p)), key=len, default=None)
-    if best is None:
+    found = providers.context_window(model)
+    if found is None:
         return DEFAULT_WINDOW, f"the default for an unknown model {model!r} (set context_window)"
-    return CONTEXT_WINDOWS[best], f"the table entry for {best}*"
+    return found[0], f"the table entry for {found[1]}*"
 
 
 def max_calls(plpy) -> int:
     raw = db.one(plpy, "select pg_catalog.current_setting($1, true) as v", ("text",),
                  (CALLS_GUC,))["v"]
-    if not raw:
-        return DEFAULT_MAX_CALLS
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        value = 0
-    if not 1 <= value <= MAX_CALLS_LIMIT:
-        raise InvalidParameter(f"invalid {CALLS_GUC} {raw!r}",
-                               detail=f"Use a whole number from 1 to {MAX_CALLS_LIMIT}.",
-                               hint=f"SET {CALLS_GUC} = {DEFAULT_MAX_CALLS};")
-    return value
+    return settings.value(CALLS_GUC, raw)
 
 
 # --- chunks ---------------------------------------------------------------------------------
@@ -455,17 +404,15 @@ def _check_cap(plpy, calls: int, what: str, length: int, n: int, plan: Plan, fn:
 # --- calling the model ------------------------------------------------------------------------
 
 class _Caller:
-    """The calls of one summary or translation: the first uses the settings
-    the call's first query read; later ones read them again, so that each gets
-    only what is left of statement_timeout."""
+    """The calls of one summary or translation, counted; each gets what is left
+    of statement_timeout (timing.py)."""
 
     def __init__(self, plpy, attrs, ctx):
         self.plpy, self.attrs, self.ctx, self.calls = plpy, attrs, ctx, 0
 
     def __call__(self, messages, purpose, version):
-        ctx = self.ctx if self.calls == 0 else replace(self.ctx, settings=None)
         self.calls += 1
-        return llm.chat(self.plpy, self.attrs, messages, ctx, purpose=purpose,
+        return llm.chat(self.plpy, self.attrs, messages, self.ctx, purpose=purpose,
                         prompt_version=version)
 
 
@@ -517,13 +464,12 @@ def summarize_text(plpy, ctx, attrs, content: str, opts: SummaryOptions,
     return summaries[0]
 
 
-def summarize_action(call) -> str:
+def summarize_action(call: Call) -> Answer:
     """generate(prompt => content, action => 'summarize', params => ...)."""
-    from .generate import PARAMS
     opts = summary_options(call.params, ignore=PARAMS)
     plan = summary_plan(call.attrs, None, "generate")
-    return summarize_text(call.plpy, call.ctx, call.attrs, call.prompt, opts, None, plan,
-                          fn="generate")
+    return Answer(summarize_text(call.plpy, call.ctx, call.attrs, call.prompt, opts, None, plan,
+                                 fn="generate"))
 
 
 def _either(a_name, a, b_name, b, fn):
@@ -570,9 +516,6 @@ def summarize(plpy, content, location_uri, credential_name, profile_name, user_p
     with accounting.turn(plpy, ctx, ctx.profile.name, "SUMMARIZE"):
         if location_uri is not None:
             content = fetch_document(plpy, ctx, url, credential_name)
-            # The fetch took time: the model calls read the time budget again.
-            return summarize_text(plpy, replace(ctx, settings=None), attrs, content, opts,
-                                  user_prompt, plan)
         return summarize_text(plpy, ctx, attrs, content, opts, user_prompt, plan)
 
 
@@ -611,7 +554,6 @@ def _document_url(location_uri: str, credential_name) -> str:
 
 
 def _basic_auth(plpy, credential_name) -> dict:
-    import base64
     name = names.normalize(credential_name, "credential")
     password = credentials.api_key(plpy, credential_name)
     row = db.one(plpy, "select username from dbms_cloud._credential "
@@ -625,7 +567,7 @@ def fetch_document(plpy, ctx, url: str, credential_name) -> str:
     sent), one deadline, retries, 8 MB at most, no redirects."""
     acl.check_egress(plpy, url, ctx.aces)
     headers = _basic_auth(plpy, credential_name) if credential_name is not None else {}
-    deadline, attempts = llm._budget(plpy, None)
+    deadline, attempts = timing.deadline(plpy, ctx.settings, "location_uri")
     doc = http.get(url, headers, deadline=deadline, max_attempts=attempts, plpy=plpy)
     ctype = (doc.content_type or "text/plain").split(";")[0].strip().lower()
     charset = None
@@ -755,14 +697,14 @@ def translate_text(plpy, ctx, attrs, text: str, src, tgt, plan: Plan, fn: str) -
     return lead + "".join(out) + trail
 
 
-def translate_action(call) -> str:
+def translate_action(call: Call) -> Answer:
     """generate(prompt => text, action => 'translate'): the profile's (or the
     call's attributes') source_language and target_language."""
     src, tgt = languages_for(call.attrs.get("source_language"),
                              call.attrs.get("target_language"), "generate")
     plan = translation_plan(call.attrs, "generate")
-    return translate_text(call.plpy, call.ctx, call.attrs, call.prompt, src, tgt, plan,
-                          "generate")
+    return Answer(translate_text(call.plpy, call.ctx, call.attrs, call.prompt, src, tgt, plan,
+                                 "generate"))
 
 
 def translate(plpy, profile_name, text, source_language, target_language) -> str | None:

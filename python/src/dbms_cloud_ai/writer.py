@@ -111,7 +111,17 @@ def perform(plpy, token, caller, bound, mine) -> None:
         # role, which the insert policy lets bind the name to its own OID only).
         db.query(plpy, BIND, ("name", "oid"), (caller, mine))
     elif bound != mine:
-        from .roles import stale_error
         raise stale_error(caller)
     if p["sql"]:
         p["rows"] = db.query(plpy, p["sql"], p["types"], p["args"])
+
+
+# Here, not in roles.py (which writes through this module): the writer refuses
+# a caller whose name is bound to another role with the same error as roles.check.
+def stale_error(who: str) -> InsufficientPrivilege:
+    return InsufficientPrivilege(
+        f"role {who} is not the role that stored the dbms_cloud_ai rows of that name",
+        detail="A role of this name was dropped; its rows are kept apart from this role.",
+        hint=f"An administrator removes them with dbms_cloud_ai.drop_role_data('{who}') "
+             f"(or, after a restore into another cluster, re-binds them with "
+             f"dbms_cloud_ai.rebind_role('{who}')).")

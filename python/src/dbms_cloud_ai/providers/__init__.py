@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .anthropic import Anthropic
 from .base import ChatRequest, Completion, Embedding, Provider, endpoint_url
 from .cohere import Cohere
@@ -20,12 +22,22 @@ UNSUPPORTED = {
     "database": "In-database ONNX models exist only in Oracle Database.",
 }
 
-# Hosts reachable over HTTPS without a host ACE (Oracle requires an ACE for
-# every non-OCI host; we pre-approve the providers' own API hosts).
-WELL_KNOWN_HOSTS = ("api.openai.com", "api.anthropic.com", "api.cohere.com", "api.cohere.ai",
-                    "generativelanguage.googleapis.com", "router.huggingface.co",
-                    "api-inference.huggingface.co")
-WELL_KNOWN_SUFFIXES = (".openai.azure.com",)
+_ALL = (*PROVIDERS.values(), COMPATIBLE)
+# Hosts reachable over HTTPS without a host ACE: each provider's own (Provider.api_hosts).
+WELL_KNOWN_HOSTS = tuple(sorted({h for p in _ALL for h in p.api_hosts}))
+WELL_KNOWN_SUFFIXES = tuple(sorted({h for p in _ALL for h in p.api_host_suffixes}))
+# Every provider's context windows by model name prefix.
+CONTEXT_WINDOWS = {k: v for p in _ALL for k, v in p.context_windows.items()}
+# Oracle's model names may carry the vendor ("meta.llama-3.3-70b-instruct").
+_VENDOR = re.compile(r"(meta|cohere|openai|google|xai|mistral|mistralai|anthropic)\.")
+
+
+def context_window(model: str) -> tuple[int, str] | None:
+    """(tokens, the matching prefix) for a model name; the longest prefix wins."""
+    key = model.strip().lower().rsplit("/", 1)[-1]
+    key = _VENDOR.sub("", key, count=1) if _VENDOR.match(key) else key
+    best = max((p for p in CONTEXT_WINDOWS if key.startswith(p)), key=len, default=None)
+    return (CONTEXT_WINDOWS[best], best) if best is not None else None
 
 
 def for_attributes(attrs: dict) -> Provider:
@@ -37,6 +49,7 @@ def for_attributes(attrs: dict) -> Provider:
 
 __all__ = [
     "COMPATIBLE",
+    "CONTEXT_WINDOWS",
     "PROVIDERS",
     "UNSUPPORTED",
     "WELL_KNOWN_HOSTS",
@@ -45,6 +58,7 @@ __all__ = [
     "Completion",
     "Embedding",
     "Provider",
+    "context_window",
     "endpoint_url",
     "for_attributes",
 ]

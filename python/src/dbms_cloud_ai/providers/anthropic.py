@@ -20,6 +20,12 @@ API_VERSION = "2023-06-01"
 class Anthropic(Provider):
     name = "anthropic"
     default_base = "https://api.anthropic.com"
+    api_hosts = ("api.anthropic.com",)
+    context_windows = {
+        "claude-": 200_000,
+        "claude-2": 100_000,
+        "claude-instant": 100_000,
+    }
     default_model = "claude-haiku-4-5"
 
     def url(self, attrs, req):

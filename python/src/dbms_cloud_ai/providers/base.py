@@ -66,6 +66,11 @@ class Provider:
     # rows.  OpenAI documents X-Client-Request-Id; providers that document
     # none get the same header (unknown headers are ignored).
     request_id_header = "x-client-request-id"
+    # Its API hosts: reachable over HTTPS without a host ACE (acl.py).  Oracle
+    # requires an ACE for every non-OCI host; we pre-approve the providers' own.
+    api_hosts: tuple[str, ...] = ()
+    api_host_suffixes: tuple[str, ...] = ()
+    context_windows: dict[str, int] = {}
 
     def check(self, attrs: dict) -> None:
         """Cross-attribute checks made when a profile is created or changed."""

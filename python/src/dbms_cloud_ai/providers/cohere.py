@@ -19,6 +19,12 @@ from .openai import openai_tool_call, openai_tools, parse_openai_tool_calls
 class Cohere(Provider):
     name = "cohere"
     default_base = "https://api.cohere.com"
+    api_hosts = ("api.cohere.com", "api.cohere.ai")
+    context_windows = {
+        "command": 4_096,
+        "command-r": 128_000,
+        "command-a": 256_000,
+    }
     default_model = "command-a-03-2025"
 
     def url(self, attrs, req):

@@ -23,6 +23,13 @@ from .base import (
 class Google(Provider):
     name = "google"
     default_base = "https://generativelanguage.googleapis.com"
+    api_hosts = ("generativelanguage.googleapis.com",)
+    context_windows = {
+        "gemini-": 1_048_576,
+        "gemini-1.0": 32_760,
+        "gemini-pro": 32_760,
+        "gemini-1.5-pro": 2_097_152,
+    }
     default_model = "gemini-2.5-flash"
 
     def url(self, attrs, req):

@@ -26,6 +26,25 @@ from .base import (
 class OpenAI(Provider):
     name = "openai"
     default_base = "https://api.openai.com"
+    api_hosts = ("api.openai.com",)
+    # Context windows in tokens of the model families it makes, by model name
+    # prefix (lower case, without an "org/" or "models/" prefix): any provider
+    # serving such a model uses the figure (providers.context_window).
+    context_windows = {
+        "gpt-3.5-turbo": 16_385,
+        "gpt-4": 8_192,
+        "gpt-4-32k": 32_768,
+        "gpt-4-turbo": 128_000,
+        "gpt-4o": 128_000,
+        "gpt-4.1": 1_047_576,
+        "gpt-4.5": 128_000,
+        "gpt-5": 400_000,
+        "chatgpt-4o": 128_000,
+        "o1": 200_000,
+        "o1-mini": 128_000,
+        "o3": 200_000,
+        "o4-mini": 200_000,
+    }
     default_model = "gpt-4o-mini"
 
     def url(self, attrs, req):
@@ -138,6 +157,34 @@ class OpenAICompatible(OpenAI):
     name = "openai-compatible"
     default_model = None
     needs_key = False
+    api_hosts = ()
+    # Open-weight models, which Ollama, vLLM, llama.cpp and Hugging Face serve.
+    context_windows = {
+        "llama-2": 4_096,
+        "llama2": 4_096,
+        "llama-3": 8_192,
+        "llama3": 8_192,
+        "meta-llama-3": 8_192,
+        "llama-3.1": 128_000,
+        "llama3.1": 128_000,
+        "meta-llama-3.1": 128_000,
+        "llama-3.2": 128_000,
+        "llama3.2": 128_000,
+        "llama-3.3": 128_000,
+        "llama3.3": 128_000,
+        "llama-4": 128_000,
+        "llama4": 128_000,
+        "mistral": 32_768,
+        "mistral-large": 128_000,
+        "mixtral": 32_768,
+        "qwen2.5": 32_768,
+        "qwen3": 32_768,
+        "deepseek": 64_000,
+        "gemma2": 8_192,
+        "gemma-2": 8_192,
+        "gemma3": 128_000,
+        "gemma-3": 128_000,
+    }
 
     def check(self, attrs):
         if not attrs.get("model"):
@@ -149,6 +196,8 @@ class OpenAICompatible(OpenAI):
 class HuggingFace(OpenAI):
     name = "huggingface"
     default_base = "https://router.huggingface.co/v1"
+    api_hosts = ("router.huggingface.co", "api-inference.huggingface.co")
+    context_windows = {}       # open-weight models: OpenAICompatible's figures
     default_model = "meta-llama/Llama-3.1-8B-Instruct"
 
     # The router speaks OpenAI's chat API only; its embeddings are another API.
@@ -158,6 +207,9 @@ class HuggingFace(OpenAI):
 class Azure(OpenAI):
     name = "azure"
     default_model = None
+    api_hosts = ()
+    api_host_suffixes = (".openai.azure.com",)
+    context_windows = {}       # OpenAI's models: OpenAI's figures
     request_id_header = "x-ms-client-request-id"   # Azure REST APIs' client request id
     api_version = "2024-10-21"
 

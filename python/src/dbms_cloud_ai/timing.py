@@ -1,0 +1,72 @@
+"""How long the next model call may wait: one function, computed before every call.
+
+A call's wait is bounded by dbms_cloud_ai.http_timeout, by the administrator's
+max_wait (set_max_wait: no setting of the user's raises it), and by what is
+left of statement_timeout, which PostgreSQL counts from the start of the
+statement.  The settings are read once per statement (in the query a call
+starts with: profiles.for_call) and stamped with the moment they were read, so
+the statement's share is recomputed from the clock before every later request
+of the same statement (a repair, a tool round, a summary, a narration): no
+request gets the whole statement_timeout again, and none overruns it, which
+would lose the answer to PostgreSQL's cancel (57014) instead of a clean
+ProviderTimeout (LL001) while there is still time to report it.
+"""
+
+from __future__ import annotations
+
+import time
+
+from . import db, settings
+from .errors import ProviderTimeout
+
+DEFAULT_MAX_WAIT = 300.0      # the administrator's cap on any call's wait (set_max_wait)
+MAX_WAIT_LIMIT = 3600.0
+DEADLINE_MARGIN = 0.25        # leave time for the server to report the error itself
+
+# The settings a call reads with its first query (profiles.for_call) or alone (read).
+SETTINGS_COLUMNS = """
+           extract(epoch from pg_catalog.clock_timestamp() - pg_catalog.statement_timestamp())
+               ::float8 as elapsed,
+           pg_catalog.current_setting('statement_timeout') as st,
+           pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
+           pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma,
+           pg_catalog.current_setting('dbms_cloud_ai.schema_context_tokens', true) as sct,
+           pg_catalog.current_setting('transaction_read_only') as ro,
+           pg_catalog.pg_current_xact_id_if_assigned()::text as xid,
+           (select s.value from dbms_cloud_ai._admin_setting s where s.setting = 'max_wait') as mw"""
+KEYS = ("elapsed", "st", "ht", "ma", "sct", "ro", "xid", "mw")
+_READ = "select" + SETTINGS_COLUMNS
+
+
+def stamped(row) -> dict:
+    """The settings of ``row`` (a query's result with SETTINGS_COLUMNS), with the
+    moment they were read."""
+    out = {k: row[k] for k in KEYS}
+    out["read_at"] = time.monotonic()
+    return out
+
+
+def read(plpy) -> dict:
+    return stamped(db.one(plpy, _READ))
+
+
+def deadline(plpy, row: dict | None, provider: str) -> tuple[float, int]:
+    """(deadline as time.monotonic(), max attempts) for a request starting now,
+    from the statement's settings (``row``: read, or stamped; None reads them).
+    ProviderTimeout when statement_timeout leaves no time for it."""
+    if row is None:
+        row = read(plpy)
+    now = time.monotonic()
+    wait = min(settings.value("dbms_cloud_ai.http_timeout", row["ht"]),
+               row.get("mw") or DEFAULT_MAX_WAIT)
+    attempts = settings.value("dbms_cloud_ai.http_max_attempts", row["ma"])
+    end = now + wait
+    st = settings.seconds(row["st"], "ms")
+    if st:
+        elapsed = row["elapsed"] + (now - row.get("read_at", now))
+        end = min(end, now + st - elapsed - DEADLINE_MARGIN)
+    if end <= now:
+        raise ProviderTimeout(f"no time left to call provider {provider}",
+                              detail="statement_timeout has (almost) expired",
+                              hint="Raise statement_timeout.")
+    return end, attempts

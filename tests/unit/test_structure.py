@@ -1,0 +1,111 @@
+"""The package's shape (issue 16): no import cycle, no function-local import.
+
+An import cycle means no module of it can be read, tested or changed alone; a
+function-local import hides a dependency (and usually such a cycle).  Modules
+a chat session must not load are imported on first use through lazy.py, whose
+edges count here like any import: they must not close a cycle either.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+SRC = pathlib.Path(__file__).resolve().parents[2] / "python" / "src"
+PKG = "dbms_cloud_ai"
+
+
+def _modules() -> dict[str, pathlib.Path]:
+    out = {}
+    for p in sorted((SRC / PKG).rglob("*.py")):
+        parts = list(p.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = p
+    return out
+
+
+def _target(mod: str, is_pkg: bool, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+    base = base[:len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = _modules()
+    edges: dict[str, set[str]] = {m: set() for m in mods}
+    for mod, path in mods.items():
+        is_pkg = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text())):
+            found = []
+            if isinstance(node, ast.ImportFrom):
+                t = _target(mod, is_pkg, node)
+                found = [f"{t}.{a.name}" if f"{t}.{a.name}" in mods else t for a in node.names]
+            elif isinstance(node, ast.Import):
+                found = [a.name for a in node.names]
+            elif (isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("LazyModule", "lazy_function")
+                  and node.args and isinstance(node.args[0], ast.Constant)
+                  and not any(k.arg == "package" for k in node.keywords)):
+                found = [f"{PKG}.{node.args[0].value}"]
+            edges[mod] |= {t for t in found if t in mods and t != mod}
+    return edges
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle():
+    edges = _graph()
+    assert len(edges) > 30 and edges[f"{PKG}.generate"], "the graph was read"
+    assert _cycles(edges) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_function_local_import():
+    local = []
+    for mod, path in _modules().items():
+        tree = ast.parse(path.read_text())
+        top = set(map(id, tree.body))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
+                local.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    assert local == []
+
+
+def test_handlers_import_the_turn_not_generate():
+    """generate.py runs the actions; their modules must not import it back."""
+    edges = _graph()
+    assert [m for m, e in edges.items() if f"{PKG}.generate" in e] == [f"{PKG}.sqlapi"]
