@@ -9,7 +9,7 @@
 #
 # No PGXS: the extension has no C code, so installing it is copying two files
 # into `pg_config --sharedir`/extension; PGXS would drag in postgresql-server-dev
-# and a C toolchain for nothing.  See README.md, "Design decisions".
+# and a C toolchain for nothing.  See docs/design.md.
 
 EXTENSION  = dbms_cloud_ai
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" extension/$(EXTENSION).control)

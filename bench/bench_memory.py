@@ -61,7 +61,7 @@ First, --history (200,000) model calls of 2,000 of the other subjects are
 bulk-inserted into _model_call and analyzed, as in a database in use: the plans
 a session caches for the accounting statements are then those of production,
 not those of an empty table.  (With --only jobs, _memory starts empty, and the
-runner plans on an empty table; see README.md, "Benchmarks", "Long-term memory".)
+runner plans on an empty table; see bench/README.md, "Figures: long-term memory".)
 
 A benchmark, not a test: it exits 0 whatever the figures (2 if no server).
 """
@@ -165,7 +165,7 @@ select gen_random_uuid(), %(org)s, x.subject, x.subject, x.fact, md5(lower(x.fac
 # subjects (about 100 each), so that the accounting tables have the size and
 # statistics of a database in use: a generic plan made on an empty table, or on
 # statistics where every owner has one or two calls, scans an owner's calls on
-# every call (see README.md, "Benchmarks", "Long-term memory").
+# every call (see bench/README.md, "Figures: long-term memory").
 HISTORY = """
 insert into dbms_cloud_ai._model_call
        (call_id, owner, created, profile_name, action, purpose, provider, model, prompt_version,

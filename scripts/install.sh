@@ -57,24 +57,24 @@ deps() {
 
 # pg_cron schedules the conversation purge (dbms_cloud_ai.schedule_conversation_purge).
 # Optional: installed from the distribution when it has postgresql-NN-cron; without
-# it the purge is run by another scheduler (README, "Retention").
+# it the purge is run by another scheduler (docs/reference/conversations.md, "Retention").
 pg_cron_dep() {
     local major="$1" pkg="postgresql-$1-cron"
     local so; so="$("/usr/lib/postgresql/$major/bin/pg_config" --pkglibdir)/pg_cron.so"
     if have_pkg "$pkg" || [ -f "$so" ]; then
-        say "pg_cron: present ($so); to purge expired conversations on a schedule: shared_preload_libraries += pg_cron, then SELECT dbms_cloud_ai.schedule_conversation_purge(); (README, Retention)"
+        say "pg_cron: present ($so); to purge expired conversations on a schedule: shared_preload_libraries += pg_cron, then SELECT dbms_cloud_ai.schedule_conversation_purge(); (docs/reference/conversations.md, Retention)"
         return
     fi
     # The package lists may be stale or empty: look once as they are, then refresh.
     if ! apt_has "$pkg"; then
         apt_update
         if ! apt_has "$pkg"; then
-            say "pg_cron: no package $pkg here; run CALL dbms_cloud_ai.purge_expired_conversations() from cron or a systemd timer (README, Retention)"
+            say "pg_cron: no package $pkg here; run CALL dbms_cloud_ai.purge_expired_conversations() from cron or a systemd timer (docs/reference/conversations.md, Retention)"
             return
         fi
     fi
     apt_install "$pkg"
-    say "pg_cron: installed $pkg; to use it: shared_preload_libraries += pg_cron, restart, then SELECT dbms_cloud_ai.schedule_conversation_purge(); (README, Retention)"
+    say "pg_cron: installed $pkg; to use it: shared_preload_libraries += pg_cron, restart, then SELECT dbms_cloud_ai.schedule_conversation_purge(); (docs/reference/conversations.md, Retention)"
 }
 apt_has() { apt-cache show "$1" >/dev/null 2>&1; }
 

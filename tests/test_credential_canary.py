@@ -39,7 +39,7 @@ from psycopg import sql
 SCHEMAS = ("dbms_cloud", "dbms_cloud_ai")
 
 # log_statement = all logs bind values unless log_parameter_max_length = 0, by
-# PostgreSQL's design: the README's security notes tell a DBA who logs every
+# PostgreSQL's design: the security notes in docs/security.md tell a DBA who logs every
 # statement to set it, so the sweep runs the server that way.
 VERBOSE = {
     "log_statement": "all",

@@ -729,7 +729,7 @@ def test_releasing_the_querys_locks_sends_no_warning(locker, llm):
 def test_a_lock_the_caller_holds_is_not_taken_again_by_the_query(ready, llm):
     # Session advisory locks are re-entrant and pg_locks does not show hold
     # counts, so below the validator an extra hold on a key the caller already
-    # holds cannot be told apart (README, residual risks).  The validator is the
+    # holds cannot be told apart (docs/security.md, Security notes).  The validator is the
     # layer that stops it: every advisory-lock function is refused.
     s = ready
     s.execute("select pg_advisory_lock(5)")

@@ -5,7 +5,7 @@ The matrix (FAULTS) injects each fault into a turn of a named conversation with
 long-term memory on, made inside the caller's own transaction under a
 savepoint, with a small deadline (dbms_cloud_ai.http_timeout).  For each one:
 
-* the documented SQLSTATE (README "Errors");
+* the documented SQLSTATE (docs/reference/errors.md);
 * wall-clock time <= deadline + 1 s (<= 1 s where nothing may be waited for);
 * the exact number of requests at the fake server, and the attempts accounted;
   the gaps between attempts (Retry-After honoured within +-20 %, backoff

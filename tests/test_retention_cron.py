@@ -74,7 +74,7 @@ def seed_roles(admin, conns):
 # --- without pg_cron: any scheduler calls the purge --------------------------------------------
 
 def psql_purge(info, role):
-    """What a crontab line or a systemd timer runs (README, Retention)."""
+    """What a crontab line or a systemd timer runs (docs/reference/conversations.md, Retention)."""
     psql = shutil.which("psql")
     sql = "call dbms_cloud_ai.purge_expired_conversations()"
     if psql is None:  # no client on PATH: the same call through the driver
@@ -225,7 +225,7 @@ def cron_db(db):
     _wait("the pg_cron launcher is not running in the server (restart it)",
           lambda: su.execute("select count(*) from pg_stat_activity "
                              "where backend_type = 'pg_cron launcher'").fetchone()[0], 10)
-    # The README's grant: administrators may schedule their own jobs.
+    # The grant of docs/reference/conversations.md (Retention): administrators may schedule their own jobs.
     su.execute("grant usage on schema cron to dbms_cloud_ai_admin")
     conns = [su]
     try:

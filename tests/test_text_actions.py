@@ -16,7 +16,7 @@ from fake_llm import Answer, Raw, last_user_text
 from helpers import case, generate, hint_of, make_profile, raises
 
 # A small window and answer, so that a document of a few thousand characters
-# needs several chunks.  The README's formulas, written out:
+# needs several chunks.  The formulas of docs/reference/text-actions.md, written out:
 WINDOW, OUT, RESERVE = 2000, 200, 400
 SUMMARY_BUDGET = WINDOW - 2 * OUT - RESERVE              # 1200 tokens of content per call
 SUMMARY_T = math.floor(0.8 * 3 * SUMMARY_BUDGET)        # 2880 characters per chunk (target)

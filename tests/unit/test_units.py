@@ -171,7 +171,8 @@ def test_http_hang_is_bounded(server):
 def test_readme_error_table_matches_the_code():
     import pathlib
     import re
-    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "reference"
+              / "errors.md").read_text()
     rows = {m.group(1): (m.group(2), m.group(3).replace("`", "").strip()) for m in
             re.finditer(r"^\| `([0-9A-Z]{5})` \| (\w+) \| (.+) \|$", readme, re.M)}
     assert rows == {state: (cond, when) for state, (cond, when) in SQLSTATES.items()}

@@ -2,7 +2,7 @@
 
 Every error the extension raises on purpose is a DcaError subclass below.  The
 SQL boundary (boundary.py) turns it into ``plpy.error(message, detail=, hint=,
-sqlstate=)``.  The README's error table is generated from ``SQLSTATES``; keep
+sqlstate=)``.  The error table in docs/reference/errors.md is generated from ``SQLSTATES``; keep
 the two in step by editing only this file.
 """
 
@@ -144,7 +144,7 @@ class GeneratedSqlFailed(DcaError):
     sqlstate, condition = "LL005", "generated_sql_failed"
 
 
-# SQLSTATE -> (condition, when).  Rendered into the README's error table.
+# SQLSTATE -> (condition, when).  Rendered into docs/reference/errors.md.
 SQLSTATES = {
     "22023": ("invalid_parameter_value",
               "bad argument or attribute: unknown attribute, wrong type, out of range, "
