@@ -18,7 +18,7 @@ def _require_pg_cron(plpy, alternative: str):
             "pg_cron is not installed in this database",
             detail="pg_cron runs jobs only in the database named by cron.database_name.",
             hint=f"CREATE EXTENSION pg_cron there, or call {alternative} from another "
-                 "scheduler (see the README).")
+                 "scheduler (docs/reference/conversations.md, Retention).")
 
 
 def check(plpy, function: str, alternative: str) -> None:
