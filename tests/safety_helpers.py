@@ -10,6 +10,7 @@ import pathlib
 import sys
 
 from fake_llm import Answer
+from tables import TABLES
 
 sys.path.append(str(pathlib.Path(__file__).resolve().parent / "unit"))
 
@@ -147,8 +148,7 @@ WATCHED_ROLES = ["alice", "bob", "carol", "mallory", "eve", "dbms_cloud_ai_user"
 # sql/schema/060-accounting.sql where it exists), and the NL2SQL statement
 # log that FEEDBACK names statements by (sql/schema/070-feedback.sql).  Their
 # growth is the calls being counted, not an effect of the generated SQL.
-BOOKKEEPING = {"dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source",
-               "dbms_cloud_ai._sql_statement", "dbms_cloud_ai._role_binding"}
+BOOKKEEPING = {t.name for t in TABLES.values() if t.bookkeeping}   # tests/tables.py
 
 
 def snapshot(admin) -> dict:

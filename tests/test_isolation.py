@@ -6,21 +6,9 @@ import json
 
 from fake_llm import Answer
 from helpers import API_KEY, case, generate, make_profile, raises
+from tables import TABLES as ALL_TABLES
 
-TABLES = ("dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._host_ace",
-          "dbms_cloud_ai._conversation", "dbms_cloud_ai._conversation_prompt",
-          "dbms_cloud_ai._conversation_summary",
-          "dbms_cloud_ai._sql_statement", "dbms_cloud_ai._feedback", "dbms_cloud_ai._example",
-          # accounting and usage reports (tests/test_accounting.py)
-          "dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source", "dbms_cloud_ai._token_budget",
-          "dbms_cloud_ai._model_price", "dbms_cloud_ai._usage_daily", "dbms_cloud_ai._usage_state",
-          # administrators' limits (tests/test_hostile_6_cancel.py)
-          "dbms_cloud_ai._admin_setting",
-          # long-term memory (tests/test_memory_*.py)
-          "dbms_cloud_ai._memory_role", "dbms_cloud_ai._memory_organization", "dbms_cloud_ai._memory",
-          "dbms_cloud_ai._memory_job", "dbms_cloud_ai._memory_erasure",
-          # role bindings (tests/test_hostile_3_role_reuse.py)
-          "dbms_cloud_ai._role_binding")
+TABLES = tuple(ALL_TABLES)   # every table of the extension (tests/tables.py)
 
 
 def test_credentials_are_invisible_to_other_roles(alice, bob, llm):

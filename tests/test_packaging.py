@@ -11,6 +11,7 @@ import tomllib
 import psycopg
 import pytest
 from helpers import raises
+from tables import TABLES
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCHEMAS = "('dbms_cloud', 'dbms_cloud_ai')"
@@ -83,23 +84,9 @@ def test_user_tables_are_dumped_by_pg_dump(db):
         select c.oid::regclass::text from pg_extension e, unnest(e.extconfig) x(oid)
           join pg_class c on c.oid = x.oid
          where e.extname = 'dbms_cloud_ai' and c.relkind = 'r'""")}
-    assert tables == {"dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._host_ace",
-                      "dbms_cloud_ai._conversation", "dbms_cloud_ai._conversation_prompt",
-                      "dbms_cloud_ai._conversation_summary",
-                      "dbms_cloud_ai._sql_statement", "dbms_cloud_ai._feedback",
-                      "dbms_cloud_ai._example",
-                      # accounting: calls, sources and budgets; prices.  The usage summary
-                      # (_usage_daily, _usage_state) is derived and rebuilt after a restore.
-                      "dbms_cloud_ai._model_call", "dbms_cloud_ai._message_source",
-                      "dbms_cloud_ai._token_budget", "dbms_cloud_ai._model_price",
-                      # administrators' limits (max_wait)
-                      "dbms_cloud_ai._admin_setting",
-                      # long-term memory: settings, memories, jobs and the erasure audit
-                      "dbms_cloud_ai._memory_role", "dbms_cloud_ai._memory_organization",
-                      "dbms_cloud_ai._memory", "dbms_cloud_ai._memory_job",
-                      "dbms_cloud_ai._memory_erasure",
-                      # which role each role name's rows belong to (issue 14, class 3)
-                      "dbms_cloud_ai._role_binding"}
+    # tests/tables.py says which: all but the derived usage summary (_usage_daily,
+    # _usage_state), which is rebuilt after a restore.
+    assert tables == {t.name for t in TABLES.values() if t.dumped}
 
 
 def test_session_refuses_a_library_of_another_version(db):

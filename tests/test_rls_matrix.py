@@ -3,7 +3,7 @@
 - D1: four roles (alice, bob, carol through the group ``analysts``, ai_admin: an
   administrator that owns nothing) x every table of the extension with row-level
   security (from the catalog) x six operations, against the explicit table
-  EXPECTED below.  A new RLS table fails the test until it has its rows there.
+  EXPECTED (tests/tables.py).  A new RLS table fails the test until it has its row there.
 - D2: a leaky function (RAISE NOTICE, tiny COST) over every table and view bob
   may read: the notices show bob's rows only.
 - D3: the catalog gate: forced RLS everywhere, table owner and the grantees of
@@ -36,6 +36,7 @@ from fake_llm import Answer
 from helpers import case, generate, make_profile, raises
 from memory_helpers import conversation, enable, promote, remember_phrases, say
 from psycopg import sql
+from tables import TABLES
 
 pytestmark = pytest.mark.skipif(not os.environ.get("DCA_PGHOST"), reason="no server: run `make test`")
 
@@ -153,78 +154,9 @@ def sdb(seeded, fake_llm):
 
 # --- D1: the matrix -----------------------------------------------------------------------------
 
-# Per table: the column naming whose row it is (None: shared rows), a harmless
-# column to UPDATE, and an INSERT (``{o}``: the owner to write; parents are the
-# acting role's own).  Every table with relrowsecurity must be here.
-ROW_OWNER = {
-    "dbms_cloud._credential": ("owner", "enabled",
-        "insert into dbms_cloud._credential (owner, credential_name, secret, key_id) "
-        "values ({o}, 'M' || gen_random_uuid(), '\\x00', 'k')"),
-    "dbms_cloud_ai._profile": ("owner", "description",
-        "insert into dbms_cloud_ai._profile (owner, profile_name) values ({o}, 'M' || gen_random_uuid())"),
-    "dbms_cloud_ai._host_ace": ("principal_name", "host",
-        "insert into dbms_cloud_ai._host_ace (host, principal_name) values ('m.example', {o})"),
-    "dbms_cloud_ai._conversation": ("owner", "description",
-        "insert into dbms_cloud_ai._conversation (conversation_id, owner) values (gen_random_uuid(), {o})"),
-    "dbms_cloud_ai._conversation_prompt": ("owner", "prompt",
-        "insert into dbms_cloud_ai._conversation_prompt (conversation_prompt_id, conversation_id, owner, "
-        "prompt_action, prompt, prompt_response) select gen_random_uuid(), c.conversation_id, {o}, 'CHAT', "
-        "'x', 'y' from dbms_cloud_ai._conversation c where c.owner = current_user limit 1"),
-    "dbms_cloud_ai._model_call": ("owner", "model",
-        "insert into dbms_cloud_ai._model_call (call_id, owner, created, purpose, provider, prompt_version, "
-        "latency_ms, status) values (gen_random_uuid(), {o}, now(), 'answer', 'openai', 'v', 1, 'ok')"),
-    "dbms_cloud_ai._message_source": ("owner", "similarity",
-        "insert into dbms_cloud_ai._message_source (call_id, owner, source_kind, source_id) "
-        "values (gen_random_uuid(), {o}, 'memory', 'x')"),
-    "dbms_cloud_ai._token_budget": ("principal", "daily_tokens",
-        "insert into dbms_cloud_ai._token_budget (principal, daily_tokens) values ({o}, 5) "
-        "on conflict do nothing"),
-    "dbms_cloud_ai._sql_statement": ("owner", "sql",
-        "insert into dbms_cloud_ai._sql_statement (owner, sql_id, sql_text, profile_name, action, prompt, sql) "
-        "values ({o}, '0000000000000', 'x', 'P', 'SHOWSQL', 'x', 'select 1')"),
-    "dbms_cloud_ai._feedback": ("owner", "feedback_content",
-        "insert into dbms_cloud_ai._feedback (feedback_id, owner, profile_name, sql_id, sql_text, question, "
-        "feedback_type) values (gen_random_uuid(), {o}, 'P', gen_random_uuid()::text, 'x', 'q', 'negative')"),
-    "dbms_cloud_ai._example": ("owner", "question",
-        "insert into dbms_cloud_ai._example (owner, profile_name, source_kind, conversation_prompt_id, "
-        "question, sql, tsv) select {o}, 'P', 'rated_prompt', p.conversation_prompt_id, 'q', 'select 1', "
-        "to_tsvector('q') from dbms_cloud_ai._conversation_prompt p where p.owner = current_user "
-        "and p.prompt_action = 'CHAT' limit 1"),
-    "dbms_cloud_ai._conversation_summary": ("owner", "summary",
-        "insert into dbms_cloud_ai._conversation_summary (conversation_id, owner) select c.conversation_id, "
-        "{o} from dbms_cloud_ai._conversation c where c.owner = current_user and c.title like '%-spare'"),
-    "dbms_cloud_ai._model_price": (None, "currency",
-        "insert into dbms_cloud_ai._model_price (provider, model, input_per_million, output_per_million) "
-        "values ('openai', 'M' || gen_random_uuid(), 1, 1)"),
-    "dbms_cloud_ai._admin_setting": (None, "value",
-        "insert into dbms_cloud_ai._admin_setting (setting, value) values ('max_wait', 300) "
-        "on conflict do nothing"),
-    "dbms_cloud_ai._usage_daily": ("owner", "calls",
-        "insert into dbms_cloud_ai._usage_daily (day, owner, provider, calls, errors) "
-        "values (current_date, {o}, 'openai', 1, 0)"),
-    "dbms_cloud_ai._usage_state": (None, "summarized_at",
-        "insert into dbms_cloud_ai._usage_state default values on conflict do nothing"),
-    "dbms_cloud_ai._memory_role": ("role_name", "identity",
-        "insert into dbms_cloud_ai._memory_role (role_name, organization) values ({o}, 'acme') "
-        "on conflict do nothing"),
-    "dbms_cloud_ai._memory_organization": (None, "enabled",
-        "insert into dbms_cloud_ai._memory_organization (organization) values ('M' || gen_random_uuid())"),
-    "dbms_cloud_ai._memory": ("owner", "fact",
-        "insert into dbms_cloud_ai._memory (memory_id, organization, subject, owner, fact, fact_key, "
-        "source_conversation_id, source_prompt_id, source_prompt_ids) values (gen_random_uuid(), "
-        "dbms_cloud_ai._organization(), {o}, {o}, 'f', md5(random()::text), gen_random_uuid(), "
-        "gen_random_uuid(), '{{}}')"),
-    "dbms_cloud_ai._memory_job": ("owner", "reason",
-        "insert into dbms_cloud_ai._memory_job (conversation_id, owner, organization, due_at) "
-        "select c.conversation_id, {o}, current_database(), now() from dbms_cloud_ai._conversation c "
-        "where c.owner = current_user and c.title like '%-spare'"),
-    "dbms_cloud_ai._role_binding": ("role_name", "role_oid",
-        "insert into dbms_cloud_ai._role_binding (role_name, role_oid) select {o}, r.oid from pg_roles r "
-        "where r.rolname = {o} on conflict do nothing"),
-    "dbms_cloud_ai._memory_erasure": ("actor", "memories",
-        "insert into dbms_cloud_ai._memory_erasure (erasure_id, organization, subject_digest, scope, actor, "
-        "memories, prompts, jobs) values (gen_random_uuid(), 'acme', 'd', 'memory', {o}, 0, 0, 0)"),
-}
+# Per table (tests/tables.py): the column naming whose row it is (None: shared
+# rows), a harmless column to UPDATE, and an INSERT (``{o}``: the owner to write).
+ROW_OWNER = {t.name: (t.role_column, t.probe_column, t.insert) for t in TABLES.values()}
 
 OPS = ("select", "insert_own", "insert_other", "update_own", "update_owner", "delete")
 
@@ -311,66 +243,7 @@ def matrix(db) -> dict:
 #   n/a      a shared table has no owner to change or forge
 # Operations: SELECT, INSERT own, INSERT with another owner, UPDATE own rows,
 # UPDATE own rows to another owner, DELETE (every visible row).
-USERS = ("alice", "bob", "carol")
-OWN = ("own", "ok", "refused", "own", "refused", "own")
-APPEND_ONLY = ("own", "ok", "refused", "denied", "denied", "denied")
-READ_ONLY = ("own", "denied", "denied", "denied", "denied", "denied")
-SHARED_READ = ("rows", "denied", "n/a", "denied", "n/a", "denied")
-ADMIN_MANAGED = ("all", "ok", "ok", "own", "own", "all")
-NOTHING = ("denied",) * 6
-EXPECTED = {
-    # Users write nothing directly (issue 14, class 2): every write of theirs runs
-    # in dbms_cloud_ai._write as dbms_cloud_ai_owner (tests/test_hostile_2_writes.py).
-    # Administrators keep table privileges for their cross-role functions.
-    "dbms_cloud._credential": {USERS: READ_ONLY, "ai_admin": OWN},
-    # Administrators read every profile, conversation, prompt, feedback and
-    # summary (the DBA_ views) and change only their own ...
-    "dbms_cloud_ai._profile": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]},
-    "dbms_cloud_ai._conversation": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]},
-    "dbms_cloud_ai._feedback": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]},
-    "dbms_cloud_ai._conversation_summary": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]},
-    # ... except that erasure deletes the prompts said by, and the memories and
-    # jobs of, a memory subject of an organization they administer (all seeded
-    # prompts are: the profiles have long_term_memory).
-    # A prompt's owner, organization and subject are not updatable at all (erasure
-    # finds a subject's prompts by them), so moving one to another owner is denied
-    # by privilege before the owner trigger could refuse it.
-    "dbms_cloud_ai._conversation_prompt": {USERS: READ_ONLY,
-                                           "ai_admin": ("all",) + OWN[1:4] + ("denied", "all")},
-    "dbms_cloud_ai._memory": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:5] + ("all",)},
-    "dbms_cloud_ai._memory_job": {USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:5] + ("all",)},
-    # The NL2SQL log: the administrator sees only rows of erasable prompts (none here).
-    "dbms_cloud_ai._sql_statement": {USERS: READ_ONLY,
-                                     "ai_admin": ("own", "ok", "refused", "denied", "denied", "own")},
-    "dbms_cloud_ai._example": {USERS: READ_ONLY, "ai_admin": OWN},
-    # Accounting is written only by the SECURITY DEFINER writer (_write):
-    # users read their rows; an administrator reads all, corrects counts (UPDATE of
-    # the token columns only: the matrix's UPDATE writes another column) and
-    # deletes only a dropped role's rows (drop_role_data, issue 14 class 3).
-    "dbms_cloud_ai._model_call": {USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("none",)},
-    "dbms_cloud_ai._message_source": {USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("none",)},
-    # Set by administrators for any principal; a role reads what applies to it.
-    "dbms_cloud_ai._host_ace": {USERS: ("grantee",) + NOTHING[1:], "ai_admin": ADMIN_MANAGED},
-    "dbms_cloud_ai._token_budget": {USERS: READ_ONLY, "ai_admin": ADMIN_MANAGED},
-    "dbms_cloud_ai._usage_daily": {USERS: READ_ONLY, "ai_admin": ADMIN_MANAGED},
-    # One row per role (the key): renaming one's row onto another role's collides.
-    "dbms_cloud_ai._memory_role": {USERS: READ_ONLY, "ai_admin": ADMIN_MANAGED[:4] + ("23505", "all")},
-    "dbms_cloud_ai._model_price": {USERS: SHARED_READ, "ai_admin": ("rows", "ok", "n/a", "rows", "n/a", "rows")},
-    "dbms_cloud_ai._admin_setting": {USERS: SHARED_READ,
-                                     "ai_admin": ("rows", "ok", "n/a", "rows", "n/a", "rows")},
-    # ai_admin administers organization acme only: no other organization can be made.
-    "dbms_cloud_ai._memory_organization": {USERS: SHARED_READ,
-                                           "ai_admin": ("rows", "refused", "n/a", "rows", "n/a", "rows")},
-    "dbms_cloud_ai._usage_state": {USERS: SHARED_READ, "ai_admin": ("rows", "denied", "n/a", "rows", "n/a", "denied")},
-    # Role bindings (issue 14, class 3): a role reads its own and its groups'
-    # (the writer binds it); an administrator may bind an existing role's name
-    # to that role's own OID (a no-op here: all are bound), reads all, re-binds
-    # only to the name's current OID and deletes only bindings of dropped roles.
-    "dbms_cloud_ai._role_binding": {USERS: ("grantee",) + NOTHING[1:],
-                                    "ai_admin": ("all", "ok", "ok", "own", "denied", "none")},
-    "dbms_cloud_ai._memory_erasure": {USERS: NOTHING,
-                                      "ai_admin": ("own", "ok", "refused", "denied", "denied", "denied")},
-}
+EXPECTED = {t.name: t.access for t in TABLES.values()}
 
 
 def expected_cells(db) -> dict:

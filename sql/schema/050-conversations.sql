@@ -1,5 +1,8 @@
 -- Named long-term conversations (Oracle CREATE_CONVERSATION) and their prompts.
--- Ids are uuids, shown as Oracle's 36-character upper-case GUIDs.
+-- Ids are uuids, shown as Oracle's 36-character upper-case GUIDs.  Each table's
+-- whole shape is here, its columns in the order versions added them (a fresh
+-- install and an updated one must agree: tests/test_upgrade.py); the features
+-- that added columns keep their indexes and policies in their own files.
 create table dbms_cloud_ai._conversation
 ( conversation_id     uuid primary key
 , owner               name not null default dbms_cloud_ai._caller()
@@ -12,6 +15,11 @@ create table dbms_cloud_ai._conversation
 , created             timestamptz not null default pg_catalog.now()
 , modified            timestamptz not null default pg_catalog.now()
 , expires_at          timestamptz                      -- created + retention_days; NULL keeps forever
+  -- condensed history (075): the conversation's own settings; NULL: the profile's, else the default
+, summarize_history   boolean
+, summary_max_tokens  integer check (summary_max_tokens between 50 and 4000)
+  -- long-term memory (090): a title the model wrote is erased with the prompt it came from
+, title_generated     boolean not null default false
 );
 comment on table dbms_cloud_ai._conversation is 'named conversations; expired ones behave as missing';
 create index on dbms_cloud_ai._conversation (expires_at) where expires_at is not null;
@@ -32,6 +40,22 @@ create table dbms_cloud_ai._conversation_prompt
 , client_ip              text
 , sid                    integer  -- Oracle SID: the backend pid
 , serial_no              bigint   -- Oracle SERIAL#: the backend's start time, epoch microseconds
+  -- accounting (060): the turn's model calls, all of them (answer, repair, ...); its rating
+, provider               text
+, model                  text
+, prompt_version         text
+, input_tokens           integer
+, output_tokens          integer
+, tokens_estimated       boolean
+, latency_ms             integer
+, rating                 smallint check (rating in (-1, 1))
+, rating_comment         text
+, rated                  timestamptz
+  -- long-term memory (090): which end user said it (a gateway's conversation has several)
+, organization           text
+, subject                text
+  -- retries (095): the client's request id, unique per owner
+, request_id             text check (pg_catalog.length(request_id) between 1 and 200)
 );
 comment on table dbms_cloud_ai._conversation_prompt is 'one row per prompt and its response';
 -- The history window reads the newest rows of one conversation: constant cost at any length.

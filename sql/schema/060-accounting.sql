@@ -41,17 +41,7 @@ create table dbms_cloud_ai._message_source
 comment on table dbms_cloud_ai._message_source is 'the retrieved context an answer used, with its similarity';
 create index on dbms_cloud_ai._message_source (conversation_prompt_id) where conversation_prompt_id is not null;
 
-alter table dbms_cloud_ai._conversation_prompt
-    add column provider         text,
-    add column model            text,
-    add column prompt_version   text,
-    add column input_tokens     integer,   -- all calls of the turn (answer, repair, ...)
-    add column output_tokens    integer,
-    add column tokens_estimated boolean,
-    add column latency_ms       integer,
-    add column rating           smallint check (rating in (-1, 1)),
-    add column rating_comment   text,
-    add column rated            timestamptz;
+-- The turn's totals and rating are columns of _conversation_prompt (050).
 create index on dbms_cloud_ai._conversation_prompt (owner, created) where rating is not null;
 
 alter table dbms_cloud_ai._model_call enable row level security;

@@ -2,10 +2,7 @@
 -- running summary, written by the model, of the prompts that fell out of it.
 -- Off unless the profile or the conversation turns it on (summarize_history).
 
--- The conversation's own settings (NULL: the profile's, else the default).
-alter table dbms_cloud_ai._conversation
-    add column summarize_history  boolean,
-    add column summary_max_tokens integer check (summary_max_tokens between 50 and 4000);
+-- The conversation's own settings are columns of _conversation (050).
 
 -- One row per conversation that has (or had) a summary.  What the model
 -- receives is the summary, then the prompts after covers_seq (at most

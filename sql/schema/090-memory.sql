@@ -113,16 +113,11 @@ create table dbms_cloud_ai._memory_erasure
 );
 comment on table dbms_cloud_ai._memory_erasure is 'audit of memory erasures, without content';
 
--- A title the model wrote (from the first prompt) is erased with that prompt.
-alter table dbms_cloud_ai._conversation
-    add column title_generated boolean not null default false;
-
--- Which end user said each prompt (set when the profile has long_term_memory):
--- a gateway's conversation may carry several visitors; a fact is extracted only
--- for the subject who said it.
-alter table dbms_cloud_ai._conversation_prompt
-    add column organization text,
-    add column subject      text;
+-- _conversation.title_generated: a title the model wrote (from the first prompt)
+-- is erased with that prompt.  _conversation_prompt.organization, subject: which
+-- end user said each prompt (set when the profile has long_term_memory): a
+-- gateway's conversation may carry several visitors; a fact is extracted only
+-- for the subject who said it.  (Columns of 050.)
 create index on dbms_cloud_ai._conversation_prompt (organization, subject) where subject is not null;
 
 alter table dbms_cloud_ai._memory_role enable row level security;

@@ -19,29 +19,5 @@ $function$;
 comment on function dbms_cloud_ai._owner_is_fixed() is
 'trigger: the owner column of a row never changes';
 
-create trigger owner_is_fixed before update of owner on dbms_cloud._credential
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._profile
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._conversation
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._conversation_prompt
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._conversation_summary
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._model_call
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._message_source
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._sql_statement
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._feedback
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._example
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._usage_daily
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._memory
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
-create trigger owner_is_fixed before update of owner on dbms_cloud_ai._memory_job
-    for each row when (old.owner is distinct from new.owner) execute function dbms_cloud_ai._owner_is_fixed();
+-- Every table with an owner column gets the trigger owner_is_fixed from
+-- sql/api/990-table-rules.sql (catalog-driven: a new table needs no line here).

@@ -1,0 +1,172 @@
+"""Every table of the extension, once: what the tests expect of it.
+
+One row per table.  tests/test_tables.py fails while a table of the catalog is
+missing here (a new table must be classified before anything else passes), and
+the suites read their lists from here instead of keeping their own:
+
+- role_column: the column naming whose row it is (row-level security; None:
+  rows shared by all); probe_column: a harmless column an UPDATE may write;
+  insert: one row for the role {o} (its parents are the acting role's own);
+  access: per role (or tuple of roles), the outcome of test_rls_matrix.OPS
+  (tests/test_rls_matrix.py, security.md 8.D1);
+- dumped: pg_dump saves its rows (pg_extension_config_dump), and with them its
+  identity sequences (sql/api/990-table-rules.sql);
+- bookkeeping: every call writes it (a generated query's harmlessness is checked
+  on the other tables: tests/safety_helpers.py);
+- every table is checked by tests/test_isolation.py (another role sees none of
+  a role's rows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+USERS = ("alice", "bob", "carol")
+# The six operations of test_rls_matrix.OPS: select, insert_own, insert_other,
+# update_own, update_owner, delete.
+OWN = ("own", "ok", "refused", "own", "refused", "own")
+APPEND_ONLY = ("own", "ok", "refused", "denied", "denied", "denied")
+READ_ONLY = ("own", "denied", "denied", "denied", "denied", "denied")
+SHARED_READ = ("rows", "denied", "n/a", "denied", "n/a", "denied")
+ADMIN_MANAGED = ("all", "ok", "ok", "own", "own", "all")
+NOTHING = ("denied",) * 6
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    role_column: str | None
+    probe_column: str
+    insert: str
+    access: dict = field(default_factory=dict)
+    dumped: bool = True
+    bookkeeping: bool = False    # written by every call itself (accounting, the statement log,
+                                 # role bindings): tests/safety_helpers.py skips it
+
+
+TABLES = {t.name: t for t in (
+    # Users write nothing directly (issue 14, class 2): every write of theirs runs
+    # in dbms_cloud_ai._write as dbms_cloud_ai_owner (tests/test_hostile_2_writes.py).
+    # Administrators keep table privileges for their cross-role functions.
+    Table('dbms_cloud._credential', role_column="owner", probe_column="enabled",
+          insert=("insert into dbms_cloud._credential (owner, credential_name, secret, key_id) "
+                  "values ({o}, 'M' || gen_random_uuid(), '\\x00', 'k')"),
+          access={USERS: READ_ONLY, "ai_admin": OWN}),
+    # Administrators read every profile, conversation, prompt, feedback and
+    # summary (the DBA_ views) and change only their own ...
+    Table('dbms_cloud_ai._profile', role_column="owner", probe_column="description",
+          insert=("insert into dbms_cloud_ai._profile (owner, profile_name) values ({o}, 'M' || gen_random_uuid())"),
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]}),
+    # Set by administrators for any principal; a role reads what applies to it.
+    Table('dbms_cloud_ai._host_ace', role_column="principal_name", probe_column="host",
+          insert=("insert into dbms_cloud_ai._host_ace (host, principal_name) values ('m.example', {o})"),
+          access={USERS: ("grantee",) + NOTHING[1:], "ai_admin": ADMIN_MANAGED}),
+    Table('dbms_cloud_ai._conversation', role_column="owner", probe_column="description",
+          insert=("insert into dbms_cloud_ai._conversation (conversation_id, owner) values (gen_random_uuid(), {o})"),
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]}),
+    # ... except that erasure deletes the prompts said by, and the memories and
+    # jobs of, a memory subject of an organization they administer (all seeded
+    # prompts are: the profiles have long_term_memory).
+    # A prompt's owner, organization and subject are not updatable at all (erasure
+    # finds a subject's prompts by them), so moving one to another owner is denied
+    # by privilege before the owner trigger could refuse it.
+    Table('dbms_cloud_ai._conversation_prompt', role_column="owner", probe_column="prompt",
+          insert=("insert into dbms_cloud_ai._conversation_prompt (conversation_prompt_id, conversation_id, owner, "
+                  "prompt_action, prompt, prompt_response) select gen_random_uuid(), c.conversation_id, {o}, 'CHAT', "
+                  "'x', 'y' from dbms_cloud_ai._conversation c where c.owner = current_user limit 1"),
+          access={USERS: READ_ONLY,
+                  "ai_admin": ("all",) + OWN[1:4] + ("denied", "all")}),
+    # Accounting is written only by the SECURITY DEFINER writer (_write):
+    # users read their rows; an administrator reads all, corrects counts (UPDATE of
+    # the token columns only: the matrix's UPDATE writes another column) and
+    # deletes only a dropped role's rows (drop_role_data, issue 14 class 3).
+    Table('dbms_cloud_ai._model_call', role_column="owner", probe_column="model",
+          insert=("insert into dbms_cloud_ai._model_call (call_id, owner, created, purpose, provider, prompt_version, "
+                  "latency_ms, status) values (gen_random_uuid(), {o}, now(), 'answer', 'openai', 'v', 1, 'ok')"),
+          bookkeeping=True,
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("none",)}),
+    Table('dbms_cloud_ai._message_source', role_column="owner", probe_column="similarity",
+          insert=("insert into dbms_cloud_ai._message_source (call_id, owner, source_kind, source_id) "
+                  "values (gen_random_uuid(), {o}, 'memory', 'x')"),
+          bookkeeping=True,
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("none",)}),
+    Table('dbms_cloud_ai._token_budget', role_column="principal", probe_column="daily_tokens",
+          insert=("insert into dbms_cloud_ai._token_budget (principal, daily_tokens) values ({o}, 5) "
+                  "on conflict do nothing"),
+          access={USERS: READ_ONLY, "ai_admin": ADMIN_MANAGED}),
+    # The NL2SQL log: the administrator sees only rows of erasable prompts (none here).
+    Table('dbms_cloud_ai._sql_statement', role_column="owner", probe_column="sql",
+          insert=("insert into dbms_cloud_ai._sql_statement (owner, sql_id, sql_text, profile_name, action, "
+                  "prompt, sql) values ({o}, '0000000000000', 'x', 'P', 'SHOWSQL', 'x', 'select 1')"),
+          bookkeeping=True,
+          access={USERS: READ_ONLY,
+                  "ai_admin": ("own", "ok", "refused", "denied", "denied", "own")}),
+    Table('dbms_cloud_ai._feedback', role_column="owner", probe_column="feedback_content",
+          insert=("insert into dbms_cloud_ai._feedback (feedback_id, owner, profile_name, sql_id, sql_text, question, "
+                  "feedback_type) values (gen_random_uuid(), {o}, 'P', gen_random_uuid()::text, 'x', 'q', 'negative')"),
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]}),
+    Table('dbms_cloud_ai._example', role_column="owner", probe_column="question",
+          insert=("insert into dbms_cloud_ai._example (owner, profile_name, source_kind, conversation_prompt_id, "
+                  "question, sql, tsv) select {o}, 'P', 'rated_prompt', p.conversation_prompt_id, 'q', 'select 1', "
+                  "to_tsvector('q') from dbms_cloud_ai._conversation_prompt p where p.owner = current_user "
+                  "and p.prompt_action = 'CHAT' limit 1"),
+          access={USERS: READ_ONLY, "ai_admin": OWN}),
+    Table('dbms_cloud_ai._conversation_summary', role_column="owner", probe_column="summary",
+          insert=("insert into dbms_cloud_ai._conversation_summary (conversation_id, owner) select c.conversation_id, "
+                  "{o} from dbms_cloud_ai._conversation c where c.owner = current_user and c.title like '%-spare'"),
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]}),
+    Table('dbms_cloud_ai._model_price', role_column=None, probe_column="currency",
+          insert=("insert into dbms_cloud_ai._model_price (provider, model, input_per_million, output_per_million) "
+                  "values ('openai', 'M' || gen_random_uuid(), 1, 1)"),
+          access={USERS: SHARED_READ, "ai_admin": ("rows", "ok", "n/a", "rows", "n/a", "rows")}),
+    Table('dbms_cloud_ai._admin_setting', role_column=None, probe_column="value",
+          insert=("insert into dbms_cloud_ai._admin_setting (setting, value) values ('max_wait', 300) "
+                  "on conflict do nothing"),
+          access={USERS: SHARED_READ,
+                  "ai_admin": ("rows", "ok", "n/a", "rows", "n/a", "rows")}),
+    Table('dbms_cloud_ai._usage_daily', role_column="owner", probe_column="calls",
+          dumped=False,
+          insert=("insert into dbms_cloud_ai._usage_daily (day, owner, provider, calls, errors) "
+                  "values (current_date, {o}, 'openai', 1, 0)"),
+          access={USERS: READ_ONLY, "ai_admin": ADMIN_MANAGED}),
+    Table('dbms_cloud_ai._usage_state', role_column=None, probe_column="summarized_at",
+          dumped=False,
+          insert=("insert into dbms_cloud_ai._usage_state default values on conflict do nothing"),
+          access={USERS: SHARED_READ, "ai_admin": ("rows", "denied", "n/a", "rows", "n/a", "denied")}),
+    # One row per role (the key): renaming one's row onto another role's collides.
+    Table('dbms_cloud_ai._memory_role', role_column="role_name", probe_column="identity",
+          insert=("insert into dbms_cloud_ai._memory_role (role_name, organization) values ({o}, 'acme') "
+                  "on conflict do nothing"),
+          access={USERS: READ_ONLY, "ai_admin": ADMIN_MANAGED[:4] + ("23505", "all")}),
+    # ai_admin administers organization acme only: no other organization can be made.
+    Table('dbms_cloud_ai._memory_organization', role_column=None, probe_column="enabled",
+          insert=("insert into dbms_cloud_ai._memory_organization (organization) values ('M' || gen_random_uuid())"),
+          access={USERS: SHARED_READ,
+                  "ai_admin": ("rows", "refused", "n/a", "rows", "n/a", "rows")}),
+    Table('dbms_cloud_ai._memory', role_column="owner", probe_column="fact",
+          insert=("insert into dbms_cloud_ai._memory (memory_id, organization, subject, owner, fact, fact_key, "
+                  "source_conversation_id, source_prompt_id, source_prompt_ids) values (gen_random_uuid(), "
+                  "dbms_cloud_ai._organization(), {o}, {o}, 'f', md5(random()::text), gen_random_uuid(), "
+                  "gen_random_uuid(), '{{}}')"),
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:5] + ("all",)}),
+    Table('dbms_cloud_ai._memory_job', role_column="owner", probe_column="reason",
+          insert=("insert into dbms_cloud_ai._memory_job (conversation_id, owner, organization, due_at) "
+                  "select c.conversation_id, {o}, current_database(), now() from dbms_cloud_ai._conversation c "
+                  "where c.owner = current_user and c.title like '%-spare'"),
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:5] + ("all",)}),
+    # Role bindings (issue 14, class 3): a role reads its own and its groups'
+    # (the writer binds it); an administrator may bind an existing role's name
+    # to that role's own OID (a no-op here: all are bound), reads all, re-binds
+    # only to the name's current OID and deletes only bindings of dropped roles.
+    Table('dbms_cloud_ai._role_binding', role_column="role_name", probe_column="role_oid",
+          insert=("insert into dbms_cloud_ai._role_binding (role_name, role_oid) select {o}, r.oid from pg_roles r "
+                  "where r.rolname = {o} on conflict do nothing"),
+          bookkeeping=True,
+          access={USERS: ("grantee",) + NOTHING[1:],
+                  "ai_admin": ("all", "ok", "ok", "own", "denied", "none")}),
+    Table('dbms_cloud_ai._memory_erasure', role_column="actor", probe_column="memories",
+          insert=("insert into dbms_cloud_ai._memory_erasure (erasure_id, organization, subject_digest, scope, actor, "
+                  "memories, prompts, jobs) values (gen_random_uuid(), 'acme', 'd', 'memory', {o}, 0, 0, 0)"),
+          access={USERS: NOTHING,
+                  "ai_admin": ("own", "ok", "refused", "denied", "denied", "denied")}),
+)}
