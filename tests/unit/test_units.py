@@ -210,3 +210,32 @@ def test_a_chat_session_does_not_load_what_only_other_actions_need():
     for name in ("dbms_cloud_ai.nl2sql", "dbms_cloud_ai.feedback", "dbms_cloud_ai.text_actions",
                  "dbms_cloud_ai.usage", "dbms_cloud_ai.memory_jobs", "sqlglot", "pglast"):
         assert name not in loaded, name
+
+
+def test_a_request_leaves_in_one_send():
+    """httpcore writes a request's head and body apart; with TCP_NODELAY each
+    write would be a packet and a wake-up of the server.  The stream holds them
+    until the response is read, then sends them together."""
+    class Inner:
+        def __init__(self):
+            self.writes, self.reads = [], 0
+
+        def write(self, data, timeout=None):
+            self.writes.append(bytes(data))
+
+        def read(self, max_bytes, timeout=None):
+            self.reads += 1
+            return b"HTTP/1.1 200 OK\r\n\r\n"
+
+        def close(self):
+            pass
+    inner = Inner()
+    stream = http._DeadlineStream(inner)
+    stream.write(b"POST / HTTP/1.1\r\nhost: x\r\n\r\n")
+    stream.write(b"")
+    stream.write(memoryview(b'{"a": 1}'))
+    assert inner.writes == []
+    stream.read(65536)
+    assert inner.writes == [b'POST / HTTP/1.1\r\nhost: x\r\n\r\n{"a": 1}']
+    stream.read(65536)                      # nothing more to send
+    assert len(inner.writes) == 1 and inner.reads == 2

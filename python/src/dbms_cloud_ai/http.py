@@ -204,18 +204,33 @@ def _current(stream):
 
 
 class _DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every operation ends by the call's deadline.
+
+    Writes are held until the next read: httpcore writes a request's head and
+    body separately, and with TCP_NODELAY each write is a packet of its own
+    that wakes the server; sent together they are one send() and one wake-up
+    (the server cannot answer before it has the whole request anyway)."""
+
     def __init__(self, inner):
         self._inner = inner
+        self._pending: list[bytes] = []
 
     def read(self, max_bytes, timeout=None):
         _current(self)
+        if self._pending:
+            data = b"".join(self._pending)
+            self._pending.clear()
+            self._inner.write(data, _left(timeout))
         return self._inner.read(max_bytes, _left(timeout))
 
     def write(self, buffer, timeout=None):
         _current(self)
-        self._inner.write(buffer, _left(timeout))
+        _left(timeout)          # past the deadline, fail now rather than at the read
+        if buffer:
+            self._pending.append(bytes(buffer))
 
     def close(self):
+        self._pending.clear()
         self._inner.close()
 
     def start_tls(self, ssl_context, server_hostname=None, timeout=None):
