@@ -74,7 +74,38 @@ def _params(action: Action, params_json) -> dict:
 
 def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
              search_path=None):
+    """GENERATE: the call checked, a retry answered from its stored turn, else the
+    action's handler, then the steps after the answer (the turn recorded, the
+    NL2SQL statement logged), all accounted to the turn."""
     act = _action(action)
+    call, request_id = _call(plpy, act, prompt, profile_name, attributes_json, params_json,
+                             search_path)
+    stored = conversations.stored_turn(plpy, request_id) if request_id is not None else None
+    if stored is not None:      # a retry of a call that stored its turn: no model call
+        return _replay(call, act, stored, request_id)
+    with accounting.turn(plpy, call.ctx, call.profile.name, act.name) as turn:
+        if call.thread is not None:
+            turn.conversation_id = call.thread.conversation_id
+        answer = act.handler(call)
+        prompt_id = None
+        if call.thread is not None and act.records:
+            try:
+                prompt_id = _record(call, act, answer, turn, request_id)
+            except conversations.TurnExists as e:
+                # The same request id ran concurrently and stored first: this call's
+                # model calls are accounted to that turn, whose answer it returns.
+                accounting.link_prompt(turn, e.turn["prompt_id"], call.thread.conversation_id)
+                return _replay(call, act, e.turn, request_id)
+        # Oracle's FEEDBACK names NL2SQL statements by SQL_ID: log them.
+        if act.logs_statement and answer.sql:
+            feedback.log_statement(plpy, call.ctx, call.profile.name, act.name, call.prompt,
+                                   answer.sql, prompt_id)
+    return answer.text
+
+
+def _call(plpy, act: Action, prompt, profile_name, attributes_json, params_json,
+          search_path) -> tuple[Call, str | None]:
+    """The checked call, and its request_id when the turn it stores can be retried."""
     if prompt is None or not prompt.strip():
         raise InvalidParameter("prompt must not be empty",
                                hint="Pass the question as prompt => '...'.")
@@ -91,29 +122,7 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
                                         ctx.profile.name, ctx.session_conversation)
     call = Call(plpy, prompt, act.name, ctx.profile, attrs, params, ctx, thread,
                 list(search_path or []), records=act.records)
-    request_id = _checked_request_id(call, request_id)
-    if request_id is not None:
-        stored = conversations.stored_turn(plpy, request_id)
-        if stored is not None:  # a retry of a call that stored its turn: no model call
-            return _replay(call, act, stored, request_id)
-    with accounting.turn(plpy, ctx, ctx.profile.name, act.name) as turn:
-        if thread is not None:
-            turn.conversation_id = thread.conversation_id
-        answer = act.handler(call)
-        prompt_id = None
-        if thread is not None and act.records:
-            try:
-                prompt_id = _record(call, act, answer, turn, request_id)
-            except conversations.TurnExists as e:
-                # The same request id ran concurrently and stored first: this call's
-                # model calls are accounted to that turn, whose answer it returns.
-                accounting.link_prompt(turn, e.turn["prompt_id"], thread.conversation_id)
-                return _replay(call, act, e.turn, request_id)
-        # Oracle's FEEDBACK names NL2SQL statements by SQL_ID: log them.
-        if act.logs_statement and answer.sql:
-            feedback.log_statement(plpy, ctx, ctx.profile.name, act.name, prompt, answer.sql,
-                                   prompt_id)
-    return answer.text
+    return call, _checked_request_id(call, request_id)
 
 
 def _checked_request_id(call: Call, request_id):
