@@ -14,7 +14,7 @@ once, and a login role bench_acc_admin (member of dbms_cloud_ai_admin).
 (a) The cost of accounting.  One connection, logged in as postgres, runs
     generate() as bench_acc_user (SET ROLE) and switches accounting off and on
     through GD between blocks (DO ... plpython3u needs the superuser; the
-    switch is dbms_cloud_ai.accounting.ENABLED, for benchmarks only).  Blocks
+    switch is dbms_cloud_ai.model.accounting.ENABLED, for benchmarks only).  Blocks
     of --block calls alternate off/on (the order flips every pair) until each
     side has --calls measured calls, for two statements: a plain chat, and a
     chat turn in a titled conversation (which also writes the prompt row with
@@ -76,7 +76,7 @@ ANSWER = "8"
 COST_GOAL = 1.05
 REPORT_GOAL_MS = 200.0
 
-SWITCH = """do $$ GD["dbms_cloud_ai"].accounting.ENABLED = {} $$ language plpython3u"""
+SWITCH = """do $$ GD["dbms_cloud_ai"].model.accounting.ENABLED = {} $$ language plpython3u"""
 
 # --rows calls over 90 days; owner 0 (the heaviest) is the login role :'user'.
 CALLS = """

@@ -192,7 +192,7 @@ as $python$
     dca = GD.get("dbms_cloud_ai")
     if dca is None:
         plpy.error("call a dbms_cloud_ai function in this session first")
-    current, mem, clock, out = dca.identity.current, dca.memory, time.perf_counter, []
+    current, mem, clock, out = dca.memory.identity.current, dca.memory.recall, time.perf_counter, []
     for _ in range(reps):
         t0 = clock()
         ident = current(plpy)
@@ -223,10 +223,12 @@ as $python$
     if not install:
         return [(i, k, v * 1e6) for i, c in enumerate(calls) for k, v in c.items()]
     clock, calls, saved = time.perf_counter, [], []
-    targets = [(dca.sqlapi, "generate"), (dca.identity, "current"), (dca.memory, "recall"),
-               (dca.llm, "chat"), (dca.accounting, "flush")]
-    def wrap(mod, name):
-        orig, key = getattr(mod, name), f"{mod.__name__.rsplit('.', 1)[-1]}.{name}"
+    targets = [(dca.sqlapi, "generate", "sqlapi.generate"),
+               (dca.memory.identity, "current", "identity.current"),
+               (dca.memory.recall, "recall", "memory.recall"),
+               (dca.model.llm, "chat", "llm.chat"), (dca.model.accounting, "flush", "accounting.flush")]
+    def wrap(mod, name, key):
+        orig = getattr(mod, name)
         def timed(*a, **k):
             if key == "sqlapi.generate":
                 calls.append({})
@@ -238,8 +240,8 @@ as $python$
                     calls[-1][key] = calls[-1].get(key, 0.0) + clock() - t0
         setattr(mod, name, timed)
         saved.append((mod, name, orig))
-    for mod, name in targets:
-        wrap(mod, name)
+    for mod, name, key in targets:
+        wrap(mod, name, key)
     GD["bench_mem_saved"], GD["bench_mem_calls"] = saved, calls
     return []
 $python$;
@@ -247,8 +249,9 @@ create function public.bench_memory_sql() returns text[] language plpython3u vol
     dca = GD.get("dbms_cloud_ai")
     if dca is None:
         plpy.error("call a dbms_cloud_ai function in this session first")
-    return [dca.memory._RECALL, dca.memory._SEARCH, dca.memory._tsquery(plpy.execute(
-        "select current_setting('bench.question') as q")[0]["q"]), ",".join(dca.memory._TYPES)]
+    mem = dca.memory.recall
+    return [mem._RECALL, mem._SEARCH, mem._tsquery(plpy.execute(
+        "select current_setting('bench.question') as q")[0]["q"]), ",".join(mem._TYPES)]
 $python$;
 """
 

@@ -250,12 +250,12 @@ as $python$
     dca = GD.get("dbms_cloud_ai")
     if dca is None:
         plpy.error("call a dbms_cloud_ai function in this session first")
-    load, extra = dca.schema_context.load, ()
+    load, extra = dca.nl2sql.schema_context.load, ()
     if "user" in inspect.signature(load).parameters:     # load(plpy, entries, user) in 8b3b584
         extra = (plpy.execute("select current_user::text as u")[0]["u"],)
     catalog = load(plpy, [{"owner": scope}], *extra)
     allowed, fold, path = catalog.allowed(), catalog.fold(), [scope]
-    check, clock, out = dca.sqlguard.check, time.perf_counter, []
+    check, clock, out = dca.nl2sql.sqlguard.check, time.perf_counter, []
     for _ in range(reps):
         for q in queries:
             t0 = clock()
@@ -471,7 +471,7 @@ def bench_context(args) -> None:
 def bench_validation(args) -> None:
     import pglast
     import sqlglot
-    from dbms_cloud_ai import sqlguard  # python/src, this interpreter
+    from dbms_cloud_ai.nl2sql import sqlguard  # python/src, this interpreter
 
     tables = [t for t, _, _ in tables_of(10)]
     allowed = {("s10", t) for t in tables}

@@ -102,7 +102,7 @@ visitors.PLPGSQLVisitor.visit = visit_plpgsql_node
 COMMITTING = ["dbms_cloud_ai.purge_expired_conversations(batch_size integer,max_batches integer,"
               "INOUT deleted bigint)",
               "dbms_cloud_ai.run_memory_jobs(batch_size integer,max_batches integer,INOUT processed bigint)",
-              # PL/Python: python/src/dbms_cloud_ai/detached.py pins it in each transaction
+              # PL/Python: python/src/dbms_cloud_ai/model/detached.py pins it in each transaction
               "dbms_cloud_ai.generate_detached(prompt text,profile_name text,action text,"
               "attributes text,params text,search_path text[],INOUT response text)",
               "dbms_cloud_ai._run_memory_job_detached(conversation_id text,run_token text,job_owner text)"]

@@ -81,7 +81,7 @@ class Notices:
 # --- the validator switch -----------------------------------------------------
 
 # nl2sql is imported on first use (lazy.py): import it here, as that first use would.
-_SWITCH = ('DO $$ import importlib; importlib.import_module("dbms_cloud_ai.nl2sql").VALIDATE = {value} $$ '
+_SWITCH = ('DO $$ import importlib; importlib.import_module("dbms_cloud_ai.nl2sql.actions").VALIDATE = {value} $$ '
            'LANGUAGE plpython3u')
 
 

@@ -345,11 +345,11 @@ def test_accounting_switch_for_benchmarks(db, llm):
     su.execute("set role alice")
     generate(su, "loads the package")
     su.execute("reset role")
-    su.execute("""do $$ GD["dbms_cloud_ai"].accounting.ENABLED = False $$ language plpython3u""")
+    su.execute("""do $$ GD["dbms_cloud_ai"].model.accounting.ENABLED = False $$ language plpython3u""")
     su.execute("set role alice")
     generate(su, "not counted")
     su.execute("reset role")
-    su.execute("""do $$ GD["dbms_cloud_ai"].accounting.ENABLED = True $$ language plpython3u""")
+    su.execute("""do $$ GD["dbms_cloud_ai"].model.accounting.ENABLED = True $$ language plpython3u""")
     su.execute("set role alice")
     generate(su, "counted")
     assert len(calls(db.connect("alice"))) == 2
@@ -401,8 +401,8 @@ def test_sources_are_stored_with_their_call_and_prompt(db, llm):
     su.execute("reset role")
     # Wrap the model call so that each answer "used" two retrieved examples.
     su.execute("""do $$
-        acc = GD["dbms_cloud_ai"].accounting
-        llm = GD["dbms_cloud_ai"].llm
+        acc = GD["dbms_cloud_ai"].model.accounting
+        llm = GD["dbms_cloud_ai"].model.llm
         if not hasattr(llm, "_test_chat"):
             llm._test_chat = llm.chat
             def chat(*a, **k):
@@ -418,7 +418,7 @@ def test_sources_are_stored_with_their_call_and_prompt(db, llm):
     finally:
         su.execute("reset role")
         su.execute("""do $$
-            llm = GD["dbms_cloud_ai"].llm
+            llm = GD["dbms_cloud_ai"].model.llm
             llm.chat = llm._test_chat
             del llm._test_chat
             $$ language plpython3u""")

@@ -17,7 +17,7 @@ import time
 
 import psycopg
 import pytest
-from dbms_cloud_ai import summaries
+from dbms_cloud_ai.conversations import summaries
 from fake_llm import Answer, Raw
 from helpers import case, generate, make_profile, raises
 

@@ -11,7 +11,7 @@ reference/security.md section 3 and 8.C:
 * the caller's transaction is intact after a refused, failed or successful
   call;
 * C4 defence without the validator: with sqlguard switched off in one
-  backend (nl2sql.VALIDATE, a test-only switch set as superuser through GD),
+  backend (nl2sql/actions.py's VALIDATE, a test-only switch set as superuser through GD),
   the whole forbidden corpus of tests/unit/sqlguard_corpus.py and obfuscated
   variants run through runsql leave no persistent effect;
 * advisory locks taken by a generated query are released, the caller's own

@@ -21,7 +21,8 @@ import functools
 import time
 
 import pytest
-from dbms_cloud_ai import nl2sql, sqlguard
+from dbms_cloud_ai.nl2sql import actions as nl2sql
+from dbms_cloud_ai.nl2sql import sqlguard
 from fake_llm import Answer
 from helpers import case, generate, make_profile
 from nl2sql_fixtures import PEOPLE_GYMNAST, people  # noqa: F401 - fixture

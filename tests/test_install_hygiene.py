@@ -622,8 +622,8 @@ COMMITS = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)",
 # A PL/Python procedure that commits: the package pins it (detached._PIN) in
 # each of its transactions, before its first statement and after each commit.
 COMMITS_IN_PACKAGE = {"dbms_cloud_ai.generate_detached(text,text,text,text,text,text[],text)":
-                      "detached.py",
-                      "dbms_cloud_ai._run_memory_job_detached(text,text,text)": "detached.py"}
+                      "model/detached.py",
+                      "dbms_cloud_ai._run_memory_job_detached(text,text,text)": "model/detached.py"}
 PINNED = ({"search_path=pg_catalog, pg_temp"}, {'search_path=""'})
 
 

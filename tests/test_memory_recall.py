@@ -307,7 +307,7 @@ def test_a_model_that_keeps_calling_tools_is_cut_off_after_three_rounds(alice, m
 
 
 def test_slow_tool_rounds_end_in_a_provider_timeout_within_statement_timeout(alice, mem, alice_facts):
-    """Each round gets only what is left of statement_timeout (timing.py): three
+    """Each round gets only what is left of statement_timeout (model/timing.py): three
     rounds of 0.8 s under a 2 s statement_timeout stop with LL001 before
     PostgreSQL's own cancel (57014), which would come after the answer was lost
     at a moment nobody chose.  The failed request is accounted as a timeout."""

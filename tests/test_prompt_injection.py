@@ -543,7 +543,10 @@ def test_the_sweep_is_big_enough():
 # --- the placement check itself: it passes the builders' output and fails broken blocks ----
 
 def _builders():
-    from dbms_cloud_ai import memory, nl2sql, schema_context, text_actions
+    from dbms_cloud_ai.memory import recall as memory
+    from dbms_cloud_ai.nl2sql import actions as nl2sql
+    from dbms_cloud_ai.nl2sql import schema_context
+    from dbms_cloud_ai.text import actions as text_actions
     return memory, nl2sql, schema_context, text_actions
 
 

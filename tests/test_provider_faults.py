@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import memory_helpers as mh
 import psycopg
 import pytest
-from dbms_cloud_ai.http import BACKOFF_BASE
+from dbms_cloud_ai.model.http import BACKOFF_BASE
 from fake_llm import Answer, Drip, Hang, Raw, SilentPort, closed_port, last_user_text
 from helpers import case, generate, make_profile, raises, timed, together
 
@@ -617,8 +617,8 @@ def test_a_hanging_dns_lookup_is_cut_at_the_deadline(monkeypatch):
     interrupt it: the lookup must be bounded by the call's deadline too."""
     import socket
 
-    from dbms_cloud_ai import http
     from dbms_cloud_ai.errors import ProviderTimeout
+    from dbms_cloud_ai.model import http
     real = socket.getaddrinfo
 
     def unanswered(host, *args, **kw):

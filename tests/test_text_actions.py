@@ -632,7 +632,7 @@ def test_split_invariants_on_random_texts():
     """Exactly ceil(L / T) chunks, none longer than T / 0.8, together the text."""
     import random
 
-    from dbms_cloud_ai import text_actions as ta
+    from dbms_cloud_ai.text import actions as ta
     rnd = random.Random(8)
     pieces = ["word", "longerword", "a", ".", "!", "?", "\n", "\n\n", " ", "  ", "\t", "。",
               "é", "x" * 40, ". ", "\n \n"]
@@ -649,7 +649,7 @@ def test_split_invariants_on_random_texts():
 
 
 def test_call_count_formula():
-    from dbms_cloud_ai import text_actions as ta
+    from dbms_cloud_ai.text import actions as ta
     assert ta.summary_calls(1, "map_reduce", 7) == 1
     assert ta.summary_calls(1, "iterative_refinement", 7) == 1
     assert ta.summary_calls(5, "iterative_refinement", 7) == 5

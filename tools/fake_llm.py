@@ -592,7 +592,7 @@ class SilentPort:
         self._sock.close()
 
 
-MEMORY_EXTRACTION = "You maintain long-term memory"   # memory_jobs.py's extraction prompt
+MEMORY_EXTRACTION = "You maintain long-term memory"   # memory/jobs.py's extraction prompt
 
 
 def extract_memories(body: dict, cues: list[str]) -> Answer | None:

@@ -36,7 +36,7 @@ comment on function dbms_cloud_ai.generate(text, text, text, jsonb, jsonb, text[
 -- generate() for long calls, as a procedure: it commits before each model
 -- request and waits in a transaction that holds no snapshot and no transaction
 -- id, so that VACUUM anywhere in the database is not held back while the model
--- answers (python/src/dbms_cloud_ai/detached.py; docs/scaling.md).  CALL it on
+-- answers (python/src/dbms_cloud_ai/model/detached.py; docs/scaling.md).  CALL it on
 -- its own (autocommit): inside a transaction block it raises 2D000.  A
 -- procedure that commits cannot have a SET clause: the package pins
 -- search_path and lock_timeout in each of its transactions.

@@ -1,5 +1,5 @@
 -- Natural language to SQL: Oracle's SELECT AI statement as a function, and the
--- read-only runner for generated queries (python/src/dbms_cloud_ai/sqlrun.py).
+-- read-only runner for generated queries (python/src/dbms_cloud_ai/nl2sql/sqlrun.py).
 
 create function dbms_cloud_ai.select_ai(statement text,
                                         search_path text[] default pg_catalog.current_schemas(false)::text[])

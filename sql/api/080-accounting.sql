@@ -1,5 +1,5 @@
--- Accounting of model calls, and daily token budgets (python/src/dbms_cloud_ai/accounting.py,
--- budget.py).
+-- Accounting of model calls, and daily token budgets (python/src/dbms_cloud_ai/model/accounting.py,
+-- model/budget.py).
 
 -- Calls of this session not yet in a committed row (their statement failed):
 -- accounting keeps them in the backend's memory until a later call writes them.

@@ -1,4 +1,4 @@
--- Limits an administrator sets for every role (python/src/dbms_cloud_ai/llm.py).
+-- Limits an administrator sets for every role (python/src/dbms_cloud_ai/model/llm.py).
 
 create function dbms_cloud_ai.set_max_wait(seconds float8)
 returns void language plpython3u volatile parallel unsafe security invoker

@@ -1,4 +1,4 @@
--- Usage reports: model prices (python/src/dbms_cloud_ai/usage.py) and the usage
+-- Usage reports: model prices (python/src/dbms_cloud_ai/model/usage.py) and the usage
 -- views, per UTC day, owner, action, provider and model.
 
 create function dbms_cloud_ai.set_model_price(provider text, model text,

@@ -1,4 +1,4 @@
--- SUMMARIZE and TRANSLATE (python/src/dbms_cloud_ai/text_actions.py); also
+-- SUMMARIZE and TRANSLATE (python/src/dbms_cloud_ai/text/actions.py); also
 -- generate()'s summarize and translate actions.
 --
 -- summarize takes the content, or the http(s) URL of a text document

@@ -1,6 +1,6 @@
 -- Long-term memory (not in Oracle): identity, the organization's switch, the
--- promotion job runner, deletion and erasure.  See memory.py, memory_jobs.py
--- and identity.py.
+-- promotion job runner, deletion and erasure.  See memory/recall.py,
+-- memory/jobs.py and memory/identity.py.
 
 create function dbms_cloud_ai.set_end_user(subject text, is_local boolean default false)
 returns void language plpython3u volatile parallel unsafe security invoker
@@ -106,8 +106,8 @@ as $python$
 $python$;
 
 -- One claimed job, as its owner, committing before each extraction request so
--- that no snapshot is held while the model answers (memory_jobs.run_detached,
--- detached.py); a failure is recorded as the runner.  Called by run_memory_jobs
+-- that no snapshot is held while the model answers (memory/jobs.py's run_detached,
+-- model/detached.py); a failure is recorded as the runner.  Called by run_memory_jobs
 -- outside any exception block (a subtransaction could not commit).
 create procedure dbms_cloud_ai._run_memory_job_detached(conversation_id text, run_token text,
                                                         job_owner text)

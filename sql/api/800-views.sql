@@ -103,7 +103,7 @@ comment on view dbms_cloud_ai.session_cloud_ai_conversation_prompts is
 
 -- Model calls: every request the extension sent, with what it cost.  Yours
 -- include this session's calls whose statement failed (still in memory, see
--- accounting.py) until a later call stores them.
+-- model/accounting.py) until a later call stores them.
 create view dbms_cloud_ai.user_cloud_ai_calls with (security_invoker = true) as
 select pg_catalog.upper(m.call_id::text) as call_id, m.created, m.profile_name, m.action,
        m.purpose, m.provider, m.model, m.prompt_version, m.input_tokens, m.output_tokens,

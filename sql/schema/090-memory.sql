@@ -153,7 +153,7 @@ create policy memory_organization_admin on dbms_cloud_ai._memory_organization
     with check (dbms_cloud_ai._administers(organization));
 
 -- Memories belong to the role that holds them; which subject's memories a call
--- may use is decided by the session identity (memory.py), always within this.
+-- may use is decided by the session identity (memory/recall.py), always within this.
 -- A role writes only into its own organization (no relabelling rows into a
 -- tenant whose administrators would then see them).
 create policy memory_owner on dbms_cloud_ai._memory

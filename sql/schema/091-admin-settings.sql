@@ -1,4 +1,4 @@
--- Limits only an administrator may change (python/src/dbms_cloud_ai/llm.py).
+-- Limits only an administrator may change (python/src/dbms_cloud_ai/model/llm.py).
 -- A user can SET any custom setting (and ALTER ROLE itself), so a limit on
 -- users cannot be a setting: it lives here, readable by all, written by
 -- dbms_cloud_ai_admin through dbms_cloud_ai.set_max_wait.

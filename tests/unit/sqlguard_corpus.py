@@ -752,7 +752,7 @@ _FUNC_NAMES = None
 def _function_names():
     global _FUNC_NAMES
     if _FUNC_NAMES is None:
-        from dbms_cloud_ai.sqlguard import ALLOWED_FUNCTIONS
+        from dbms_cloud_ai.nl2sql.sqlguard import ALLOWED_FUNCTIONS
         names = set(ALLOWED_FUNCTIONS)
         for call in FORBIDDEN_CALLS:
             head = call.split("(")[0]

@@ -10,8 +10,9 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python" / "src"))
 
-from dbms_cloud_ai import nl2sql, schema_context, sqlguard, sqlrun
 from dbms_cloud_ai.errors import InsufficientPrivilege
+from dbms_cloud_ai.nl2sql import actions as nl2sql
+from dbms_cloud_ai.nl2sql import schema_context, sqlguard, sqlrun
 
 
 @pytest.mark.parametrize("reply,expected", [

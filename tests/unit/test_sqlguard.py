@@ -1,4 +1,4 @@
-"""The validator for model-written SQL (dbms_cloud_ai.sqlguard), no server needed.
+"""The validator for model-written SQL (dbms_cloud_ai.nl2sql.sqlguard), no server needed.
 
 reference/security.md 8.C: C1 (forbidden corpus x obfuscations all refused,
 legitimate analytics accepted), C2 (never accept what PostgreSQL's grammar
@@ -19,8 +19,8 @@ import pglast.ast as A
 import pytest
 import sqlglot
 import sqlguard_corpus as corpus
-from dbms_cloud_ai import sqlguard
 from dbms_cloud_ai.errors import ConfigurationError, DcaError, InsufficientPrivilege, InvalidParameter
+from dbms_cloud_ai.nl2sql import sqlguard
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pglast import parser as pgparser

@@ -105,6 +105,20 @@ def test_no_function_local_import():
     assert local == []
 
 
+def test_packages_say_what_they_hold_and_import_nothing():
+    """A package's __init__ documents its concern and imports nothing, so that
+    importing one of its modules loads no sibling it does not use (cold start:
+    a chat session loads model/ and memory/ but not memory/jobs.py).  providers/
+    is the exception: its __init__ is the providers' table."""
+    inits = {m: p for m, p in _modules().items() if p.name == "__init__.py"}
+    assert f"{PKG}.nl2sql" in inits and f"{PKG}.model" in inits, "subpackages were found"
+    for mod, path in inits.items():
+        tree = ast.parse(path.read_text())
+        assert ast.get_docstring(tree), mod
+        if mod != f"{PKG}.providers":
+            assert [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))] == [], mod
+
+
 def test_handlers_import_the_turn_not_generate():
     """generate.py runs the actions; their modules must not import it back."""
     edges = _graph()

@@ -4,7 +4,7 @@ and the conversation attributes."""
 from __future__ import annotations
 
 import pytest
-from dbms_cloud_ai import summaries
+from dbms_cloud_ai.conversations import summaries
 from dbms_cloud_ai.errors import InvalidParameter
 
 

@@ -10,8 +10,8 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
-from dbms_cloud_ai import http
 from dbms_cloud_ai.errors import ProviderBadResponse
+from dbms_cloud_ai.model import http
 from dbms_cloud_ai.providers import COMPATIBLE, PROVIDERS
 from dbms_cloud_ai.providers.base import ChatRequest, usage_or_estimate
 from dbms_cloud_ai.providers.google import gemini_schema

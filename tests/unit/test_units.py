@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from dbms_cloud_ai import attributes, crypto, http, names
+from dbms_cloud_ai import attributes, crypto, names
 from dbms_cloud_ai.errors import (
     SQLSTATES,
     ConfigurationError,
@@ -19,6 +19,7 @@ from dbms_cloud_ai.errors import (
     ProviderRateLimited,
     ProviderTimeout,
 )
+from dbms_cloud_ai.model import http
 from dbms_cloud_ai.providers import PROVIDERS, endpoint_url
 from dbms_cloud_ai.providers.base import join_api_path
 from fake_llm import Answer, Drip, FakeLLM, Hang, Raw
@@ -180,14 +181,16 @@ def test_readme_error_table_matches_the_code():
 
 def test_summarize_params_are_the_ones_generate_accepts():
     """generate.py keeps its own copy so that it need not import text_actions."""
-    from dbms_cloud_ai import generate, text_actions
+    from dbms_cloud_ai import generate
+    from dbms_cloud_ai.text import actions as text_actions
     assert generate.ACTIONS["summarize"].params == text_actions.SUMMARY_PARAMS
 
 
 def test_the_lists_of_actions_elsewhere_are_the_action_tables():
     """Modules that generate.py runs cannot import its table (no cycle): their
     own lists must say what the table says."""
-    from dbms_cloud_ai import conversations, feedback, generate
+    from dbms_cloud_ai import feedback, generate
+    from dbms_cloud_ai.conversations import store as conversations
     acts = generate.ACTIONS.values()
     assert set(feedback.LOGGED_ACTIONS) == {a.name for a in acts if a.logs_statement}
     assert set(conversations.HISTORY_ACTIONS) == {a.name for a in acts if a.records}
@@ -207,8 +210,9 @@ def test_a_chat_session_does_not_load_what_only_other_actions_need():
     loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                                 text=True).stdout.split())
     assert "dbms_cloud_ai.sqlapi" in loaded
-    for name in ("dbms_cloud_ai.nl2sql", "dbms_cloud_ai.feedback", "dbms_cloud_ai.text_actions",
-                 "dbms_cloud_ai.usage", "dbms_cloud_ai.memory_jobs", "sqlglot", "pglast"):
+    for name in ("dbms_cloud_ai.nl2sql", "dbms_cloud_ai.nl2sql.actions", "dbms_cloud_ai.feedback",
+                 "dbms_cloud_ai.text", "dbms_cloud_ai.text.actions", "dbms_cloud_ai.model.usage",
+                 "dbms_cloud_ai.memory.jobs", "sqlglot", "pglast"):
         assert name not in loaded, name
 
 

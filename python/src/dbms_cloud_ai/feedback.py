@@ -28,21 +28,8 @@ import struct
 import uuid
 from dataclasses import dataclass
 
-from . import (
-    accounting,
-    acl,
-    conversations,
-    db,
-    embeddings,
-    examples,
-    llm,
-    names,
-    nl2sql,
-    profiles,
-    sqlguard,
-    turn,
-    writer,
-)
+from . import acl, db, names, profiles, turn, writer
+from .conversations import store as conversations
 from .errors import (
     DcaError,
     InsufficientPrivilege,
@@ -53,6 +40,9 @@ from .errors import (
     ProviderBadResponse,
     UndefinedObject,
 )
+from .model import accounting, embeddings, llm
+from .nl2sql import actions as nl2sql
+from .nl2sql import examples, sqlguard
 
 LOGGED_ACTIONS = ("runsql", "showsql", "explainsql", "narrate")
 EXAMPLE_ACTIONS = ("RUNSQL", "SHOWSQL")        # rated prompts whose response is the SQL

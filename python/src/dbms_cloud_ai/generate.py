@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-from . import (
-    accounting,
-    attributes,
-    conversations,
-    identity,
-    llm,
-    memory,
-    profiles,
-    summaries,
-)
+from . import attributes, profiles
+from .conversations import store as conversations
+from .conversations import summaries
 from .errors import DcaError, InvalidParameter
 from .lazy import LazyModule, lazy_function
+from .memory import identity
+from .memory import recall as memory
+from .model import accounting, llm
 from .turn import PARAMS, Action, Answer, Call
 
 feedback = LazyModule("feedback")
-memory_jobs = LazyModule("memory_jobs")   # only a turn that long-term memory will read
-nl2sql = LazyModule("nl2sql")
+memory_jobs = LazyModule("memory.jobs")   # only a turn that long-term memory will read
+nl2sql = LazyModule("nl2sql.actions")
 
 CHAT_VERSION = accounting.version("chat", "system: role, additional_instructions; history; prompt")
 
@@ -29,7 +25,7 @@ def _chat(call: Call) -> Answer:
 
 
 def _nl2sql(name):
-    return lazy_function("nl2sql", name)
+    return lazy_function("nl2sql.actions", name)
 
 
 # Every action, once, in Oracle's order.  Handlers import their module on first
@@ -42,12 +38,12 @@ ACTIONS = {a.name: a for a in (
     Action("narrate", _nl2sql("narrate"), history="records", logs_statement=True),
     Action("chat", _chat, history="records"),
     Action("showprompt", _nl2sql("showprompt"), history="reads", history_of="runsql"),
-    # text_actions.SUMMARY_PARAMS (a test keeps them equal: importing it here
+    # text/actions.py's SUMMARY_PARAMS (a test keeps them equal: importing it here
     # would load the text actions into every session)
-    Action("summarize", lazy_function("text_actions", "summarize_action"),
+    Action("summarize", lazy_function("text.actions", "summarize_action"),
            params=("min_words", "max_words", "summary_style", "chunk_processing_method",
                    "extractiveness_level")),
-    Action("translate", lazy_function("text_actions", "translate_action")),
+    Action("translate", lazy_function("text.actions", "translate_action")),
     Action("feedback", lazy_function("feedback", "statement")),
 )}
 
@@ -200,7 +196,7 @@ def _name_conversation(call: Call, answer: str) -> tuple[str | None, str | None]
     """A title and description for an untitled conversation after its first turn.
 
     A failure here must not lose the answer: the conversation stays untitled
-    ((None, None)).  It gets what is left of statement_timeout (timing.py)."""
+    ((None, None)).  It gets what is left of statement_timeout (model/timing.py)."""
     try:
         reply = llm.chat(call.plpy, call.attrs, conversations.title_request(call.prompt, answer),
                          call.ctx, purpose="title",

@@ -12,7 +12,7 @@ import importlib
 
 
 class LazyModule:
-    """``LazyModule("nl2sql").runsql`` imports dbms_cloud_ai.nl2sql when first used;
+    """``LazyModule("nl2sql.actions").runsql`` imports dbms_cloud_ai.nl2sql.actions when first used;
     ``LazyModule("ctypes", package=None)`` a module outside the package."""
 
     def __init__(self, name: str, package: str | None = __package__):

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import attributes, conversations, credentials, db, names, roles, timing, writer
+from . import attributes, credentials, db, names, roles, writer
+from .conversations import store as conversations
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
+from .model import timing
 
 SESSION_GUC = "dbms_cloud_ai.profile_name"
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_profile(profile_name, attributes)."

@@ -6,29 +6,19 @@ SQLSTATE, detail and hint.
 
 from __future__ import annotations
 
-from . import (
-    accounting,
-    acl,
-    attributes,
-    budget,
-    conversations,
-    credentials,
-    db,
-    detached,
-    identity,
-    llm,
-    memory,
-    profiles,
-    writer,
-)
+from . import acl, attributes, credentials, db, profiles, writer
 from . import generate as _generate
 from .boundary import sql_entry
+from .conversations import store as conversations
 from .lazy import LazyModule
+from .memory import identity
+from .memory import recall as memory
+from .model import accounting, budget, detached, llm
 
 _feedback = LazyModule("feedback")
-memory_jobs = LazyModule("memory_jobs")
-_text_actions = LazyModule("text_actions")
-_usage = LazyModule("usage")
+memory_jobs = LazyModule("memory.jobs")
+_text_actions = LazyModule("text.actions")
+_usage = LazyModule("model.usage")
 
 # --- dbms_cloud ---------------------------------------------------------------
 

@@ -3,8 +3,8 @@ Answer it returns, and the Action record that describes an action once.
 
 generate.py holds the table of actions (ACTIONS) and runs a turn: validate,
 build the Call, replay a retry, run the handler, then the steps after the
-answer.  Handlers live with their concern (nl2sql.py, text_actions.py,
-feedback.py, memory.py) and import this module, never generate.py.
+answer.  Handlers live with their concern (nl2sql/actions.py, text/actions.py,
+feedback.py, memory/recall.py) and import this module, never generate.py.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import conversations, profiles, summaries
+from . import profiles
+from .conversations import store as conversations
+from .conversations import summaries
 
 # generate() params every action accepts; an Action adds its own (Action.params).
 PARAMS = ("conversation_id", "request_id")
@@ -31,7 +33,7 @@ class Call:
     ctx: profiles.CallContext
     thread: conversations.Thread | None
     search_path: list[str] = field(default_factory=list)  # the caller's, for NL2SQL
-    use_examples: bool = True            # NL2SQL: include feedback examples (examples.py)
+    use_examples: bool = True            # NL2SQL: include feedback examples (nl2sql/examples.py)
     speaker: object = None               # long-term memory: identity.Identity, once read
     records: bool = True                 # the turn is stored in its conversation (Action.records)
 

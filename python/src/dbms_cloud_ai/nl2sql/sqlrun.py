@@ -29,8 +29,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from . import db, resolve, settings
-from .errors import NotInPrerequisiteState, ResultTooLarge
+from .. import db, settings
+from ..errors import NotInPrerequisiteState, ResultTooLarge
+from . import resolve
 
 
 @dataclass
@@ -112,7 +113,7 @@ def run(plpy, checked, search_path: list[str], lim: Limits, verify: bool = True)
     zero) are PostgreSQL errors and pass through with their SQLSTATE; a query
     that resolves to something not allowed is refused (42501) before it runs.
     ``verify`` is off only when the tests switch the validator off
-    (nl2sql.VALIDATE): the text then runs as it is, under the same limits."""
+    (actions.VALIDATE): the text then runs as it is, under the same limits."""
     path = path_of(search_path)
     held = db.one(plpy, _HELD)["held"]
     rows = None

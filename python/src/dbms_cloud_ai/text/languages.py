@@ -12,7 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .errors import InvalidParameter
+from ..errors import InvalidParameter
 
 # code: (English name, native name, ISO 639-2 codes, other names)
 TABLE = {

@@ -3,7 +3,7 @@ confirmed or corrected (feedback.py stores them), the closest first.
 
 By cosine similarity of the questions' embeddings when the profile has an
 ``embedding_model``, else by the overlap of their words (full text).  NL2SQL
-(nl2sql.py) puts at most MAX_EXAMPLES before the question and records which
+(actions.py) puts at most MAX_EXAMPLES before the question and records which
 ones an answer used as its sources.
 """
 
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import accounting, db, embeddings
+from .. import db
+from ..model import accounting, embeddings
 
 MAX_EXAMPLES = 3
 MIN_COSINE = 0.6         # embeddings: cosine similarity of the two questions

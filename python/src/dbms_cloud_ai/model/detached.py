@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from . import db
-from .errors import InvalidTransactionTermination
+from .. import db
+from ..errors import InvalidTransactionTermination
 
 _PIN = """select pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
                  pg_catalog.set_config('lock_timeout', '5s', true)"""

@@ -27,7 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from . import spool, writer
+from .. import writer
+from . import spool
 
 MAX_PENDING = 10_000
 # A provider's token counts are its word, and its answer may be hostile: a count

@@ -26,8 +26,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from . import db, settings
-from .errors import InvalidParameter, UndefinedObject
+from .. import db, settings
+from ..errors import InvalidParameter, UndefinedObject
 
 CHARS_PER_TOKEN = 4
 _CACHE_LIMIT = 64          # scopes kept per backend

@@ -33,7 +33,7 @@ import os
 import shutil
 import time
 
-from . import db
+from .. import db
 
 JOURNAL_COMPACT_LINES = 64     # rewrite a journal when it has this many lines
 KEEP_DAYS = 3                  # spend counters of older UTC days are removed

@@ -38,23 +38,11 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from . import (
-    accounting,
-    acl,
-    attributes,
-    credentials,
-    db,
-    http,
-    languages,
-    llm,
-    names,
-    profiles,
-    providers,
-    settings,
-    timing,
-)
-from .errors import DcaError, FeatureNotSupported, InvalidParameter, OutputTruncated, TooManyCalls
-from .turn import PARAMS, Answer, Call
+from .. import acl, attributes, credentials, db, names, profiles, providers, settings
+from ..errors import DcaError, FeatureNotSupported, InvalidParameter, OutputTruncated, TooManyCalls
+from ..model import accounting, http, llm, timing
+from ..turn import PARAMS, Answer, Call
+from . import languages
 
 # --- the model's limits ---------------------------------------------------------------------
 
@@ -405,7 +393,7 @@ def _check_cap(plpy, calls: int, what: str, length: int, n: int, plan: Plan, fn:
 
 class _Caller:
     """The calls of one summary or translation, counted; each gets what is left
-    of statement_timeout (timing.py)."""
+    of statement_timeout (model/timing.py)."""
 
     def __init__(self, plpy, attrs, ctx):
         self.plpy, self.attrs, self.ctx, self.calls = plpy, attrs, ctx, 0

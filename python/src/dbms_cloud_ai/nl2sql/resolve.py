@@ -50,8 +50,9 @@ from __future__ import annotations
 import re
 import secrets
 
-from . import db, sqlguard
-from .errors import InsufficientPrivilege, ReadOnlyTransaction
+from .. import db
+from ..errors import InsufficientPrivilege, ReadOnlyTransaction
+from . import sqlguard
 
 _HINT = ("Only built-in side-effect-free functions and operators of pg_catalog, and types, "
          "domains, views and policies that use nothing else, may be used by generated SQL. "

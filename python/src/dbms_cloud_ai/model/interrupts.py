@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import select
 
-from . import db
-from .lazy import LazyModule
+from .. import db
+from ..lazy import LazyModule
 
 # Only a wait longer than one poll interval needs it (cold start).
 ctypes = LazyModule("ctypes", package=None)

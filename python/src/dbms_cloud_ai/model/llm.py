@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 
-from . import accounting, acl, budget, credentials, db, http, providers, timing
-from .errors import DcaError, InvalidParameter
-from .providers import ChatRequest, Completion
+from .. import acl, credentials, db, providers
+from ..errors import DcaError, InvalidParameter
+from ..providers import ChatRequest, Completion
+from . import accounting, budget, http, timing
 
 
 def chat(plpy, attrs: dict, messages: list[dict], ctx=None, *, purpose: str = "answer",

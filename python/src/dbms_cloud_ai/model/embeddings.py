@@ -16,10 +16,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from . import llm, providers
-from .errors import DcaError
-from .providers import Completion
-from .providers.base import estimate_tokens
+from .. import providers
+from ..errors import DcaError
+from ..providers import Completion
+from ..providers.base import estimate_tokens
+from . import llm
 
 PROMPT_VERSION = "embedding"
 

@@ -20,8 +20,11 @@ import json
 import re
 import time
 
-from . import accounting, acl, conversations, db, identity, llm, writer
-from .errors import UndefinedObject
+from .. import acl, db, writer
+from ..conversations import store as conversations
+from ..errors import UndefinedObject
+from ..model import accounting, llm
+from . import identity
 from .identity import Identity
 
 MAX_TOOL_ROUNDS = 3

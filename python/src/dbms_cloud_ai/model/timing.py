@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import time
 
-from . import db, settings
-from .errors import ProviderTimeout
+from .. import db, settings
+from ..errors import ProviderTimeout
 
 DEFAULT_MAX_WAIT = 300.0      # the administrator's cap on any call's wait (set_max_wait)
 MAX_WAIT_LIMIT = 3600.0

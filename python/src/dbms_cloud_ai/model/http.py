@@ -42,8 +42,7 @@ import httpcore
 import httpx
 from httpcore._backends.sync import SyncStream  # httpcore is pinned (requirements.txt)
 
-from . import detached, interrupts
-from .errors import (
+from ..errors import (
     CallInterrupted,
     ProviderAuthFailed,
     ProviderBadResponse,
@@ -53,6 +52,7 @@ from .errors import (
     ProviderUnavailable,
     ResultTooLarge,
 )
+from . import detached, interrupts
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 BACKOFF_BASE = 0.5      # seconds; attempt n waits up to BACKOFF_BASE * 2**(n-1)

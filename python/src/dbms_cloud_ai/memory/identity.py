@@ -18,8 +18,9 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from . import acl, conversations, db, roles
-from .errors import InsufficientPrivilege, InvalidParameter, NullValue
+from .. import acl, db, roles
+from ..conversations import store as conversations
+from ..errors import InsufficientPrivilege, InvalidParameter, NullValue
 
 END_USER_GUC = "dbms_cloud_ai.end_user"
 IDENTITIES = ("role", "asserted", "anonymous")

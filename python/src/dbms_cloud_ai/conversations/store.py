@@ -21,8 +21,10 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
-from . import accounting, acl, attributes, db, scheduling, summaries, writer
-from .errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
+from .. import acl, attributes, db, scheduling, writer
+from ..errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
+from ..model import accounting
+from . import summaries
 
 SESSION_GUC = "dbms_cloud_ai.conversation_id"
 HISTORY_ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat")

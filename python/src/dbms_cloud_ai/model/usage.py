@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-from . import acl, db, providers, scheduling
-from .errors import InvalidParameter, NullValue
+from .. import acl, db, providers, scheduling
+from ..errors import InvalidParameter, NullValue
 
 _CURRENCY = re.compile(r"[A-Z]{3}\Z")
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 
-from . import accounting, acl, db, roles, spool
-from .errors import InvalidParameter, TokenBudgetExceeded
+from .. import acl, db, roles
+from ..errors import InvalidParameter, TokenBudgetExceeded
+from . import accounting, spool
 
 _BUDGETS = """select (select pg_catalog.json_object_agg(b.principal, b.daily_tokens)
                         from dbms_cloud_ai._token_budget b)::text as budgets"""

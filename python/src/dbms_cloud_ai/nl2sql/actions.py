@@ -19,9 +19,12 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 
-from . import accounting, db, examples, llm, resolve, schema_context, sqlguard, sqlrun, summaries
-from .errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
-from .turn import Answer, Call
+from .. import db
+from ..conversations import summaries
+from ..errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
+from ..model import accounting, llm
+from ..turn import Answer, Call
+from . import examples, resolve, schema_context, sqlguard, sqlrun
 
 # A test-only switch: tests turn the validator off (as superuser, through GD)
 # to prove that the execution layer alone keeps generated SQL harmless.

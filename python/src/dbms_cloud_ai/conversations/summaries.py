@@ -38,8 +38,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import accounting, llm, writer
-from .errors import DcaError, InvalidParameter
+from .. import writer
+from ..errors import DcaError, InvalidParameter
+from ..model import accounting, llm
 
 DEFAULT_ON = False
 DEFAULT_MAX_TOKENS = 500

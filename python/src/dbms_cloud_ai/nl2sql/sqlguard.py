@@ -98,7 +98,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .errors import ConfigurationError, InsufficientPrivilege, InvalidParameter
+from ..errors import ConfigurationError, InsufficientPrivilege, InvalidParameter
 
 # pglast's modules, imported by _load_pglast() on first use (see there).
 A = _pgparser = _pgstream = None

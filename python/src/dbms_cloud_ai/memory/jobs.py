@@ -24,9 +24,11 @@ import hashlib
 import json
 import re
 
-from . import accounting, acl, budget, db, detached, identity, llm, profiles, providers, scheduling, writer
-from .errors import DcaError, InvalidParameter, InvalidTransactionTermination, TokenBudgetExceeded
-from .memory import lock_subject
+from .. import acl, db, profiles, providers, scheduling, writer
+from ..errors import DcaError, InvalidParameter, InvalidTransactionTermination, TokenBudgetExceeded
+from ..model import accounting, budget, detached, llm
+from . import identity
+from .recall import lock_subject
 
 MAX_PROMPTS = 50            # newest unread prompts one extraction reads
 MAX_MESSAGE_CHARS = 4000
@@ -264,7 +266,7 @@ def run(plpy, conversation_id: str, token: str) -> str:
 def run_detached(plpy, conversation_id: str, token: str, owner: str) -> str:
     """One claimed job for run_memory_jobs, as its owner, waiting on the model
     with no snapshot: each extraction request is preceded by a commit
-    (detached.py), and the owner's role is set again after it.  An error rolls
+    (model/detached.py), and the owner's role is set again after it.  An error rolls
     back what the job wrote since its last commit and records the failure, as
     the runner, with its SQLSTATE (reason "runner: <sqlstate>")."""
     settings = {"plan_cache_mode": "force_custom_plan"}   # a backlog that began on empty tables

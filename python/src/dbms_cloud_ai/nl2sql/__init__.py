@@ -1,0 +1,8 @@
+"""NL2SQL: a question becomes one checked, read-only query over the caller's tables.
+
+The entry point is ``actions`` (runsql, showsql, explainsql, narrate, showprompt):
+``schema_context`` describes the tables, ``examples`` adds rated earlier questions,
+``sqlguard`` validates the model's SQL, ``resolve`` checks what its names bind
+to, ``sqlrun`` runs it.  Nothing is imported here: a chat session never loads
+this subpackage (lazy.py).
+"""
