@@ -29,6 +29,25 @@ deterministic vectors: a hashed bag of the text's words (``embed_text``), so
 texts that share words are close.  They are recorded in ``requests`` like any
 other request but never take a scripted step: ``embed_script`` scripts them.
 
+Wire formats live in tools/fake_wires/, one module per provider as in
+python/src/dbms_cloud_ai/providers/: each wire object (``WIRES``, by the name
+``Recorded.wire`` gives) knows the paths it serves, renders Answer, ToolCalls
+(a ChatWire) or Vectors (an EmbeddingWire; these three replies are defined in
+fake_wires/base.py and imported from here), and reads the model, the tools, the
+tool calls and results, the last user text or the texts to embed out of a
+request.  The functions here (``render``, ``offered_tools``, ``tool_results``,
+``last_user_text``, ...) take a wire name and hand over to its object; a name
+no wire has (``"unknown"``: a path none serves) is read and answered the
+OpenAI way.
+
+Adding a provider: one Wire subclass, its registry line.  A ChatWire (and an
+EmbeddingWire if the provider embeds) in tools/fake_wires/<provider>.py, next
+to the adapter in providers/<provider>.py: ``serves(path)`` for the adapter's
+URL, the ``render_*`` methods, the readers; then its line in ``WIRES``
+(tools/fake_wires/__init__.py).  tests/unit/test_fake_wires.py checks that
+every adapter's URL reaches its wire, and tests/unit/test_tool_calling_wire.py
+(its CASES and WIRES) that the adapter parses what the wire renders.
+
 Run as a program it serves canned answers for the demo:
 
     python tools/fake_llm.py --port 8099 --answers demo/answers.json
@@ -49,6 +68,17 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from fake_wires import (
+    EMBEDDING_WIRES,
+    Answer,
+    ToolCalls,
+    Vectors,
+    chat_wire,
+    embedding_wire,
+    wire_format,
+    wire_named,
+)
+
 
 @dataclass
 class Recorded:
@@ -65,30 +95,6 @@ class Recorded:
     @property
     def wire(self) -> str:
         return wire_format(self.path)
-
-
-@dataclass
-class Answer:
-    """A successful completion in the wire format the request used."""
-    text: str
-    input_tokens: int | None = 11
-    output_tokens: int | None = 7
-    delay: float = 0.0
-
-
-@dataclass
-class ToolCalls:
-    """A reply asking for tool calls, in the wire format the request used.
-
-    ``calls``: ``{"name", "arguments": {...}, "id": optional}``; the id defaults
-    to ``call_<n>`` (``toolu_<n>`` for Anthropic) and Gemini replies carry none.
-    ``text`` goes with the calls: OpenAI content (else null), an Anthropic text
-    block, a Gemini text part, the Cohere tool_plan."""
-    calls: list[dict]
-    text: str = ""
-    input_tokens: int | None = 11
-    output_tokens: int | None = 7
-    delay: float = 0.0
 
 
 @dataclass
@@ -121,15 +127,6 @@ class Close:
     """Close the connection without answering."""
 
 
-@dataclass
-class Vectors:
-    """An embedding answer in the request's wire format; ``vectors`` None:
-    ``embed_text`` of each input text."""
-    vectors: list | None = None
-    input_tokens: int | None = 5
-    delay: float = 0.0
-
-
 EMBED_DIM = 256
 # Words that say nothing about what a question asks for: left out of the bag,
 # so "how many customers" and "how many products" are not close.
@@ -155,210 +152,41 @@ def embed_text(text: str, dim: int = EMBED_DIM) -> list[float]:
     return [round(x / n, 6) for x in v]
 
 
+# -- the wire formats (tools/fake_wires/): one-line dispatchers by wire name ------
+
 def embedding_texts(wire: str, body: dict) -> list[str]:
     """The texts an embedding request asks for, whatever the wire format."""
-    try:
-        if wire == "openai-embeddings":
-            inp = body["input"]
-            return [inp] if isinstance(inp, str) else list(inp)
-        if wire == "cohere-embed":
-            return list(body["texts"])
-        if wire == "google-embed":
-            return ["".join(p.get("text", "") for p in body["content"]["parts"])]
-        if wire == "google-batch-embed":
-            return ["".join(p.get("text", "") for p in r["content"]["parts"])
-                    for r in body["requests"]]
-    except (KeyError, TypeError, AttributeError):
-        pass
-    return []
-
-
-EMBEDDING_WIRES = ("openai-embeddings", "cohere-embed", "google-embed", "google-batch-embed")
+    return embedding_wire(wire).texts(body) if wire in EMBEDDING_WIRES else []
 
 
 def render_embedding(wire: str, step: Vectors, body: dict, model: str | None) -> dict:
     texts = embedding_texts(wire, body)
     vectors = step.vectors if step.vectors is not None else [embed_text(t) for t in texts]
-    tokens = step.input_tokens
-    if wire == "cohere-embed":
-        out = {"id": "fake-embed", "embeddings": {"float": vectors}, "texts": texts}
-        if tokens is not None:
-            out["meta"] = {"billed_units": {"input_tokens": tokens}}
-        return out
-    if wire == "google-embed":
-        return {"embedding": {"values": vectors[0] if vectors else []}}
-    if wire == "google-batch-embed":
-        return {"embeddings": [{"values": v} for v in vectors]}
-    out = {"object": "list", "model": model or "fake-embedding",
-           "data": [{"object": "embedding", "index": i, "embedding": v}
-                    for i, v in enumerate(vectors)]}
-    if tokens is not None:
-        out["usage"] = {"prompt_tokens": tokens, "total_tokens": tokens}
-    return out
-
-
-def wire_format(path: str) -> str:
-    if path.split("?")[0].endswith("/chat/completions"):
-        return "openai"
-    if path.split("?")[0].endswith("/embeddings"):
-        return "openai-embeddings"
-    if path.endswith("/v2/embed"):
-        return "cohere-embed"
-    if path.endswith(":embedContent"):
-        return "google-embed"
-    if path.endswith(":batchEmbedContents"):
-        return "google-batch-embed"
-    if path.endswith("/messages"):
-        return "anthropic"
-    if path.endswith("/v2/chat"):
-        return "cohere"
-    if ":generateContent" in path:
-        return "google"
-    return "unknown"
+    return embedding_wire(wire).render_vectors(vectors, texts, step.input_tokens, model)
 
 
 def render(wire: str, ans: Answer | ToolCalls, model: str | None) -> dict:
     """The body a real provider would send for ``ans``."""
     if isinstance(ans, ToolCalls):
         return render_tool_calls(wire, ans, model)
-    i, o = ans.input_tokens, ans.output_tokens
-    if wire == "anthropic":
-        usage = {"input_tokens": i, "output_tokens": o} if i is not None else None
-        body = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-                "content": [{"type": "text", "text": ans.text}], "stop_reason": "end_turn"}
-        if usage:
-            body["usage"] = usage
-        return body
-    if wire == "cohere":
-        body = {"id": "fake", "finish_reason": "COMPLETE",
-                "message": {"role": "assistant", "content": [{"type": "text", "text": ans.text}]}}
-        if i is not None:
-            body["usage"] = {"billed_units": {"input_tokens": i, "output_tokens": o},
-                             "tokens": {"input_tokens": i, "output_tokens": o}}
-        return body
-    if wire == "google":
-        body = {"candidates": [{"content": {"role": "model", "parts": [{"text": ans.text}]},
-                                "finishReason": "STOP"}], "modelVersion": model}
-        if i is not None:
-            body["usageMetadata"] = {"promptTokenCount": i, "candidatesTokenCount": o,
-                                     "totalTokenCount": i + o}
-        return body
-    body = {"id": "chatcmpl-fake", "object": "chat.completion", "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": ans.text},
-                         "finish_reason": "stop"}]}
-    if i is not None:
-        body["usage"] = {"prompt_tokens": i, "completion_tokens": o, "total_tokens": i + o}
-    return body
+    return chat_wire(wire).render_answer(ans, model)
 
 
 def render_tool_calls(wire: str, step: ToolCalls, model: str | None) -> dict:
     """The body a real provider sends when its model asks for tool calls."""
-    i, o = step.input_tokens, step.output_tokens
-    calls = [(c.get("id") or f"{'toolu' if wire == 'anthropic' else 'call'}_{n}", c["name"],
-              c.get("arguments") or {}) for n, c in enumerate(step.calls)]
-    if wire == "anthropic":
-        blocks = [{"type": "text", "text": step.text}] if step.text else []
-        blocks += [{"type": "tool_use", "id": cid, "name": name, "input": args}
-                   for cid, name, args in calls]
-        body = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-                "content": blocks, "stop_reason": "tool_use", "stop_sequence": None}
-        if i is not None:
-            body["usage"] = {"input_tokens": i, "output_tokens": o}
-        return body
-    if wire == "cohere":
-        message = {"role": "assistant"}
-        if step.text:
-            message["tool_plan"] = step.text
-        message["tool_calls"] = [{"id": cid, "type": "function",
-                                  "function": {"name": name, "arguments": json.dumps(args)}}
-                                 for cid, name, args in calls]
-        body = {"id": "fake", "finish_reason": "TOOL_CALL", "message": message}
-        if i is not None:
-            body["usage"] = {"billed_units": {"input_tokens": i, "output_tokens": o},
-                             "tokens": {"input_tokens": i, "output_tokens": o}}
-        return body
-    if wire == "google":
-        parts = [{"text": step.text}] if step.text else []
-        parts += [{"functionCall": {"name": name, "args": args}} for _, name, args in calls]
-        body = {"candidates": [{"content": {"role": "model", "parts": parts},
-                                "finishReason": "STOP"}], "modelVersion": model}
-        if i is not None:
-            body["usageMetadata"] = {"promptTokenCount": i, "candidatesTokenCount": o,
-                                     "totalTokenCount": i + o}
-        return body
-    message = {"role": "assistant", "content": step.text or None,
-               "tool_calls": [{"id": cid, "type": "function",
-                               "function": {"name": name, "arguments": json.dumps(args)}}
-                              for cid, name, args in calls]}
-    body = {"id": "chatcmpl-fake", "object": "chat.completion", "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}]}
-    if i is not None:
-        body["usage"] = {"prompt_tokens": i, "completion_tokens": o, "total_tokens": i + o}
-    return body
+    return chat_wire(wire).render_tool_calls(step, model)
 
 
 def offered_tools(wire: str, body: dict) -> list[str]:
     """The names of the tools a chat request offers, whatever the wire format."""
-    tools = body.get("tools") if isinstance(body, dict) else None
-    if not isinstance(tools, list):
-        return []
-    if wire == "google":
-        return [d.get("name") for t in tools for d in t.get("functionDeclarations") or []]
-    if wire == "anthropic":
-        return [t.get("name") for t in tools]
-    return [(t.get("function") or {}).get("name") for t in tools]
-
-
-def _arguments(raw):
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
-    return raw
+    return chat_wire(wire).offered_tools(body)
 
 
 def tool_call_requests(wire: str, body: dict) -> list[dict]:
     """The model's earlier tool calls a chat request replays, in order:
     ``{"id", "name", "arguments"}`` (arguments parsed when sent as JSON text;
     Gemini ids are ``call_<n>``, n counting the calls of their turn)."""
-    out = []
-    try:
-        if wire == "google":
-            for c in body["contents"]:
-                calls = [p["functionCall"] for p in c["parts"] if "functionCall" in p]
-                out += [{"id": fc.get("id") or f"call_{n}", "name": fc["name"],
-                         "arguments": fc.get("args", {})} for n, fc in enumerate(calls)]
-        elif wire == "anthropic":
-            for m in body["messages"]:
-                if m["role"] == "assistant" and isinstance(m["content"], list):
-                    out += [{"id": b["id"], "name": b["name"], "arguments": b.get("input")}
-                            for b in m["content"] if b.get("type") == "tool_use"]
-        else:
-            for m in body["messages"]:
-                if m["role"] == "assistant":
-                    out += [{"id": tc["id"], "name": tc["function"]["name"],
-                             "arguments": _arguments(tc["function"].get("arguments"))}
-                            for tc in m.get("tool_calls") or []]
-    except (KeyError, TypeError, AttributeError):
-        pass
-    return out
-
-
-def _content_text(content) -> str:
-    """A tool result's content as text: a string, or text blocks and documents."""
-    if isinstance(content, str):
-        return content
-    texts = []
-    for b in content if isinstance(content, list) else []:
-        if not isinstance(b, dict):
-            continue
-        if isinstance(b.get("text"), str):
-            texts.append(b["text"])
-        elif isinstance(b.get("document"), dict):
-            data = b["document"].get("data")
-            texts.append(data if isinstance(data, str) else json.dumps(data))
-    return "".join(texts)
+    return chat_wire(wire).tool_call_requests(body)
 
 
 def tool_results(wire: str, body: dict) -> list[dict]:
@@ -366,57 +194,17 @@ def tool_results(wire: str, body: dict) -> list[dict]:
     "content"}`` with content as text (for Gemini, the JSON of
     functionResponse.response.result; its id ``call_<n>`` counts the results of
     their turn, matching the calls)."""
-    out = []
-    names = {c["id"]: c["name"] for c in tool_call_requests(wire, body)}
-    try:
-        if wire == "google":
-            for c in body["contents"]:
-                responses = [p["functionResponse"] for p in c["parts"] if "functionResponse" in p]
-                for n, fr in enumerate(responses):
-                    resp = fr.get("response")
-                    result = resp.get("result", resp) if isinstance(resp, dict) else resp
-                    out.append({"id": fr.get("id") or f"call_{n}", "name": fr.get("name"),
-                                "content": result if isinstance(result, str) else json.dumps(result)})
-        elif wire == "anthropic":
-            for m in body["messages"]:
-                if m["role"] == "user" and isinstance(m["content"], list):
-                    out += [{"id": b["tool_use_id"], "name": names.get(b["tool_use_id"]),
-                             "content": _content_text(b.get("content"))}
-                            for b in m["content"] if b.get("type") == "tool_result"]
-        else:
-            for m in body["messages"]:
-                if m["role"] == "tool":
-                    out.append({"id": m.get("tool_call_id"), "name": names.get(m.get("tool_call_id")),
-                                "content": _content_text(m.get("content"))})
-    except (KeyError, TypeError, AttributeError):
-        pass
-    return out
+    return chat_wire(wire).tool_results(body)
 
 
 def request_model(wire: str, path: str, body: dict) -> str | None:
-    if wire in ("google", "google-embed", "google-batch-embed"):
-        return path.split("/models/")[-1].split(":")[0]
-    return body.get("model") if isinstance(body, dict) else None
+    return wire_named(wire).model(path, body)
 
 
 def last_user_text(wire: str, body: dict) -> str:
     """The text of the last user turn that has text, whatever the wire format
     (tool results, which some formats send as user turns, are passed over)."""
-    try:
-        if wire == "google":
-            turns = [c["parts"] for c in body["contents"] if c.get("role", "user") == "user"]
-        else:
-            turns = [m["content"] for m in body["messages"] if m["role"] == "user"]
-        for content in reversed(turns):
-            if isinstance(content, str):
-                return content
-            texts = [b["text"] for b in content if isinstance(b, dict)
-                     and isinstance(b.get("text"), str) and b.get("type", "text") == "text"]
-            if texts:
-                return texts[0]
-    except (KeyError, IndexError, TypeError, AttributeError):
-        pass
-    return ""
+    return chat_wire(wire).last_user_text(body)
 
 
 class FakeLLM:
