@@ -57,8 +57,11 @@ def header_targets() -> list[str]:
 def documented_targets() -> dict[str, set[str]]:
     """`make X` as the docs, demo, bench, scripts and code write it: in backticks, in quotes,
     or at the start of a line in a Markdown code block."""
-    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                           check=True).stdout.split()
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True) \
+        if shutil.which("git") else None
+    files = listed.stdout.split() if listed and listed.returncode == 0 else [  # not a git checkout
+        str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+        if not {".git", ".venv", ".lintvenv", "__pycache__"} & set(p.relative_to(ROOT).parts)]
     inline = re.compile(r"""[`"'](?:sudo )?(?:[A-Z_]+=\S+ )*make ([a-z][a-z-]*)""")
     block = re.compile(r"^(?:sudo )?(?:[A-Z_]+=\S+ )*make ([a-z][a-z-]*)")
     found: dict[str, set[str]] = {}
