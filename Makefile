@@ -101,15 +101,16 @@ test: deps install key venv lint
 test-long:
 	$(MAKE) test PYTEST_ARGS=
 
+# The banner (which model the demo uses) comes first, unless Python is not installed yet.
 demo:
-	@! command -v $(PYTHON) >/dev/null || $(PYTHON) demo/run_demo.py --mode
-	@mkdir -p $(TMPBASE)
+	@mkdir -p $(TMPBASE); rm -f $(TMPBASE)/demo-banner-shown
+	@! command -v $(PYTHON) >/dev/null || { $(PYTHON) demo/run_demo.py --mode && touch $(TMPBASE)/demo-banner-shown; }
 	@echo "demo: make deps install key venv (log: $(TMPBASE)/install.log)"
 	@$(MAKE) --no-print-directory deps install key venv >$(TMPBASE)/install.log 2>&1 \
 	  || { cat $(TMPBASE)/install.log; echo "demo: make deps install key venv failed"; exit 1; }
 	@scripts/pg-cluster.sh stop $(DEMO_DIR); rm -rf $(DEMO_DIR)
 	@scripts/pg-cluster.sh start $(DEMO_DIR) $(DEMO_PORT) >/dev/null
-	@DEMO_BANNER_SHOWN=1 DEMO_DIR=$(DEMO_DIR) DEMO_PORT=$(DEMO_PORT) $(VENV)/bin/python demo/run_demo.py
+	@DEMO_BANNER_SHOWN=$$(test -f $(TMPBASE)/demo-banner-shown && echo 1) DEMO_DIR=$(DEMO_DIR) DEMO_PORT=$(DEMO_PORT) $(VENV)/bin/python demo/run_demo.py
 
 bench: deps install key venv
 	scripts/install-release.sh $(RELEASED)
