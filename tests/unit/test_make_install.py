@@ -201,17 +201,30 @@ def test_staged_make_install_copies_everything_and_embeds_the_final_paths(tmp_pa
     assert code.co_filename.startswith(f"{libdir}/{v}/"), code.co_filename  # final path
 
 
+def imported_names(node: ast.AST) -> list[str]:
+    """The absolute module names a node imports: import statements,
+    importlib.import_module("name") and LazyModule("name", package=None) (lazy.py)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        return [node.module] if node.level == 0 and node.module else []
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if func == "import_module" and len(node.args) == 1 and not node.args[0].value.startswith("."):
+            return [node.args[0].value]
+        if func == "LazyModule" and any(k.arg == "package" and isinstance(k.value, ast.Constant)
+                                        and k.value.value is None for k in node.keywords):
+            return [node.args[0].value]
+    return []
+
+
 def third_party_imports() -> dict[str, set[str]]:
     src = ROOT / "python" / "src" / "dbms_cloud_ai"
     found: dict[str, set[str]] = {}
     for path in src.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Import):
-                mods = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                mods = [node.module]
-            else:
-                continue
+            mods = imported_names(node)
             for mod in mods:
                 top = mod.split(".")[0]
                 if top not in sys.stdlib_module_names and top not in ("dbms_cloud_ai", "plpy"):
