@@ -1,20 +1,39 @@
 # dbms_cloud_ai: Oracle Select AI (DBMS_CLOUD_AI) for PostgreSQL.
 #
-#   make install   install PostgreSQL + PL/Python if missing, the Python package and the extension
-#   make test      install, start a throwaway cluster, run the pytest suite (fast tier), stop it
+#   make deps      Debian/Ubuntu bootstrap (apt, as root): PostgreSQL, PL/Python, pip, venv, pg_cron;
+#                  skips what is installed
+#   make install   build the scripts and copy files, nothing else: the control file and SQL
+#                  scripts into $(DESTDIR)`$(PG_CONFIG) --sharedir`/extension, the Python package
+#                  and its pinned dependencies (pip --target) into $(DESTDIR)$(PY_LIBDIR)/<version>
+#   make key       create the master key (KEY_FILE, default /etc/dbms_cloud_ai/master.key) if missing
+#   make all       only build the scripts into extension/ (the default target)
+#   make test      deps, install, key, lint; start a throwaway cluster, run the pytest suite
+#                  (fast tier), stop it
 #   make test-long the same with the long tier (pytest marker `long`) as well
 #   make lint      ruff (Python) and pgspot (SQL scripts); the first step of make test
-#   make demo      install, start a throwaway cluster, load sample data, run the psql walk-through
-#   make bench     install, start a throwaway cluster, print the benchmarks (bench/)
+#   make demo      deps, install, key; start a throwaway cluster, load sample data, run the
+#                  psql walk-through (it keeps running)
+#   make demo-stop stop what make demo left running
+#   make bench     deps, install, key; start throwaway clusters, print the benchmarks (bench/)
+#   make lock      regenerate python/requirements-lock.txt from python/pyproject.toml
+#   make clean     remove the built scripts and the virtualenvs
 #
-# No PGXS: the extension has no C code, so installing it is copying two files
-# into `pg_config --sharedir`/extension; PGXS would drag in postgresql-server-dev
+# Knobs: PG_CONFIG (default: `pg_config` on PATH, else Debian's newest
+# /usr/lib/postgresql/NN/bin/pg_config; PG_MAJOR=NN picks that one), DESTDIR (a
+# staging root for packagers), PY_LIBDIR (default /usr/local/lib/dbms_cloud_ai; written
+# into the install script, so the final path, never the DESTDIR one), PLPYTHON (the
+# interpreter PL/Python embeds).  docs/installing.md is the packager's and DBA's guide.
+#
+# No PGXS: the extension has no C code, so installing it is copying files into
+# `pg_config --sharedir`/extension; PGXS would drag in postgresql-server-dev
 # and a C toolchain for nothing.  See docs/design.md.
 
 EXTENSION  = dbms_cloud_ai
-EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" extension/$(EXTENSION).control)
 PY_LIBDIR ?= /usr/local/lib/$(EXTENSION)
-SCRIPT     = extension/$(EXTENSION)--$(EXTVERSION).sql
+# Resolved when the install recipe runs (after make deps), never at parse time; not
+# exported unless given, so every script resolves it the same way (install.sh pg-config).
+PG_CONFIG ?= $(shell scripts/install.sh pg-config)
+DESTDIR   ?=
 PYTHON    ?= python3
 VENV       = .venv
 TMPBASE   ?= /tmp/$(EXTENSION)
@@ -37,20 +56,30 @@ PYTEST_ARGS ?= -m 'not long'
 CANARY = http://127.0.0.1:9
 CANARY_PROXY = HTTP_PROXY=$(CANARY) HTTPS_PROXY=$(CANARY) ALL_PROXY=$(CANARY) http_proxy=$(CANARY) https_proxy=$(CANARY) all_proxy=$(CANARY) NO_PROXY= no_proxy=
 
-export PY_LIBDIR
+export PY_LIBDIR PYTHON
 
-.PHONY: all install lint test test-long demo demo-stop bench clean venv
+.PHONY: all deps install key lock lint test test-long demo demo-stop bench clean venv
+# Prerequisites run in the order written (deps before install before the cluster).
+.NOTPARALLEL:
 
-all: $(SCRIPT)
+# The built scripts embed PY_LIBDIR: always rebuilt (a fraction of a second).
+all:
+	scripts/install.sh build
 
-$(SCRIPT): sql/build.py sql/head.sql $(wildcard sql/*/*.sql) extension/$(EXTENSION).control
-	$(PYTHON) sql/build.py --pylibdir $(PY_LIBDIR) --out $@
+deps:
+	scripts/deps.sh
 
 install:
-	scripts/install.sh all
+	PG_CONFIG='$(PG_CONFIG)' DESTDIR='$(DESTDIR)' scripts/install.sh extension python
+
+key:
+	scripts/install.sh key
+
+lock:
+	scripts/install.sh lock
 
 $(VENV)/.installed: tests/requirements.txt
-	$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || scripts/install.sh apt python3-venv
+	$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || scripts/deps.sh apt python3-venv
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
 	touch $@
@@ -60,7 +89,7 @@ venv: $(VENV)/.installed
 lint: venv
 	scripts/lint.sh
 
-test: install venv lint
+test: deps install key venv lint
 	scripts/pg-cluster.sh stop $(TEST_DIR); rm -rf $(TEST_DIR)
 	PG_SERVER_ENV="$(CANARY_PROXY)" scripts/pg-cluster.sh start $(TEST_DIR) $(TEST_PORT)
 	DCA_PGHOST=$(TEST_DIR)/sock DCA_PGPORT=$(TEST_PORT) DCA_PGLOG=$(TEST_DIR)/log/server.log \
@@ -72,17 +101,18 @@ test: install venv lint
 test-long:
 	$(MAKE) test PYTEST_ARGS=
 
+# The banner (which model the demo uses) comes first, unless Python is not installed yet.
 demo:
-	@$(PYTHON) demo/run_demo.py --mode
-	@mkdir -p $(TMPBASE)
-	@echo "demo: make install (log: $(TMPBASE)/install.log)"
-	@$(MAKE) --no-print-directory install venv >$(TMPBASE)/install.log 2>&1 \
-	  || { cat $(TMPBASE)/install.log; echo "demo: make install failed"; exit 1; }
+	@mkdir -p $(TMPBASE); rm -f $(TMPBASE)/demo-banner-shown
+	@! command -v $(PYTHON) >/dev/null || { $(PYTHON) demo/run_demo.py --mode && touch $(TMPBASE)/demo-banner-shown; }
+	@echo "demo: make deps install key venv (log: $(TMPBASE)/install.log)"
+	@$(MAKE) --no-print-directory deps install key venv >$(TMPBASE)/install.log 2>&1 \
+	  || { cat $(TMPBASE)/install.log; echo "demo: make deps install key venv failed"; exit 1; }
 	@scripts/pg-cluster.sh stop $(DEMO_DIR); rm -rf $(DEMO_DIR)
 	@scripts/pg-cluster.sh start $(DEMO_DIR) $(DEMO_PORT) >/dev/null
-	@DEMO_BANNER_SHOWN=1 DEMO_DIR=$(DEMO_DIR) DEMO_PORT=$(DEMO_PORT) $(VENV)/bin/python demo/run_demo.py
+	@DEMO_BANNER_SHOWN=$$(test -f $(TMPBASE)/demo-banner-shown && echo 1) DEMO_DIR=$(DEMO_DIR) DEMO_PORT=$(DEMO_PORT) $(VENV)/bin/python demo/run_demo.py
 
-bench: install venv
+bench: deps install key venv
 	scripts/install-release.sh $(RELEASED)
 	scripts/pg-cluster.sh stop $(BENCH_DIR); rm -rf $(BENCH_DIR)
 	scripts/pg-cluster.sh start $(BENCH_DIR) $(BENCH_PORT)
@@ -99,11 +129,10 @@ bench: install venv
 	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DURABLE_DIR); exit $$status
 
 clean:
-	rm -f $(SCRIPT)
-	rm -rf $(VENV) .pytest_cache
+	rm -f extension/$(EXTENSION)--*.sql
+	rm -rf $(VENV) .lintvenv .pytest_cache
 
 # Stop what `make demo` left running: the offline model server and the cluster.
-.PHONY: demo-stop
 demo-stop:
 	DEMO_DIR=$(DEMO_DIR) $(PYTHON) demo/run_demo.py --stop
 	scripts/pg-cluster.sh stop $(DEMO_DIR)

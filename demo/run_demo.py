@@ -221,17 +221,19 @@ def start_server(demo_dir: pathlib.Path) -> int:
 # --- psql ------------------------------------------------------------------------
 
 def psql_binary() -> str:
-    try:
-        major = subprocess.run([str(ROOT / "scripts" / "install.sh"), "pg-major"],
-                               capture_output=True, text=True, check=True).stdout.strip()
+    try:  # the PostgreSQL `make install` installed into, as scripts/pg-cluster.sh finds it
+        pg_config = subprocess.run([str(ROOT / "scripts" / "install.sh"), "pg-config"],
+                                   capture_output=True, text=True, check=True).stdout.strip()
+        bindir = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True,
+                                check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        major = ""
-    candidate = pathlib.Path(f"/usr/lib/postgresql/{major}/bin/psql")
-    if major and candidate.is_file():
+        bindir = ""
+    candidate = pathlib.Path(bindir, "psql")
+    if bindir and candidate.is_file():
         return str(candidate)
     found = shutil.which("psql")
     if not found:
-        fail("psql not found: run `make install` first")
+        fail("psql not found: run `make deps` first")
     return found
 
 
@@ -305,7 +307,7 @@ def main() -> int:
         if stop_server(demo_dir):
             print("demo: stopped the offline model server")
         return 0
-    if sys.argv[1:] == ["--mode"]:  # the Makefile shows this before `make install` runs
+    if sys.argv[1:] == ["--mode"]:  # the Makefile shows this before `make deps install` runs
         print(choose_mode().banner)
         return 0
     if sys.argv[1:]:

@@ -17,9 +17,12 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# PG_CONFIG picks another installation (a packager's, or a private copy per developer);
+# by default the one `make install` uses (scripts/install.sh pg-config).
+PG_CONFIG="${PG_CONFIG:-$("$ROOT/scripts/install.sh" pg-config)}"
+export PG_CONFIG
+BIN="$("$PG_CONFIG" --bindir)"
 MAJOR="$("$ROOT/scripts/install.sh" pg-major)"
-# PG_CONFIG picks another installation (a packager's, or a private copy per developer).
-BIN="$("${PG_CONFIG:-/usr/lib/postgresql/$MAJOR/bin/pg_config}" --bindir)"
 cmd="$1"; dir="$(realpath -m "$2")"; port="${3:-54329}"
 
 run() {  # run a command as the cluster's OS user
@@ -52,7 +55,7 @@ EOF
                 | run tee -a "$dir/data/postgresql.conf" >/dev/null
         fi
     fi
-    # pg_cron, when installed for this major (scripts/install.sh deps), is preloaded
+    # pg_cron, when installed for this major (scripts/deps.sh, make deps), is preloaded
     # and runs its jobs in database dca_cron (tests/test_retention_cron.py makes it),
     # connecting through the socket since the cluster listens on no TCP address.
     # Rewritten at every start, so it follows pg_cron being installed or removed;

@@ -173,7 +173,7 @@ def _pg_cron_state(admin):
     avail = admin.execute("select default_version from pg_available_extensions "
                           "where name = 'pg_cron'").fetchone()
     if avail is None:
-        return None, ("pg_cron is not installed on this server (scripts/install.sh deps installs "
+        return None, ("pg_cron is not installed on this server (make deps installs "
                       "postgresql-NN-cron where the distribution has it)")
     preload = [s.strip() for s in admin.execute(
         "select current_setting('shared_preload_libraries')").fetchone()[0].split(",")]

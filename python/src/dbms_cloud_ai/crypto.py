@@ -1,6 +1,6 @@
 """Credential secrets at rest: AES-256-GCM under a master key kept outside the database.
 
-The master key is a file readable only by the server's OS user (make install
+The master key is a file readable only by the server's OS user (make key
 creates /etc/dbms_cloud_ai/master.key).  Its path can be changed only through
 the server's environment (DBMS_CLOUD_AI_KEY_FILE), never through a setting an
 SQL user could change.  Each ciphertext is bound to its owner, credential name
@@ -36,7 +36,7 @@ def _master() -> tuple[bytes, str]:
     cached = _cache.get(path)
     if cached:
         return cached
-    hint = "Run 'make install' as root (it creates the key), or point DBMS_CLOUD_AI_KEY_FILE " \
+    hint = "Run 'make key' as root (it creates the key), or point DBMS_CLOUD_AI_KEY_FILE " \
            "in the server's environment at a file holding 64 hex digits."
     try:
         st = os.stat(path)
