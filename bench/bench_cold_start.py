@@ -35,7 +35,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchlib import check, connect, drop_database, fresh_database, summary  # noqa: E402
+from benchlib import check, connect, drop_database, durability, fresh_database, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_cold"
@@ -95,6 +95,7 @@ def main() -> int:
     if not os.environ.get("DCA_PGHOST"):
         print("bench: DCA_PGHOST/DCA_PGPORT not set; run `make bench`", file=sys.stderr)
         return 2
+    print(f"bench_cold_start: {durability()}", flush=True)
     fake = FakeLLM(lambda wire, body: Answer(ANSWER)).start()
     created: list[str] = []
     try:

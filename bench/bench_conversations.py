@@ -49,7 +49,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchlib import check, connect, drop_database, fresh_database, summary  # noqa: E402
+from benchlib import check, connect, drop_database, durability, fresh_database, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_bench_conv"
@@ -303,6 +303,7 @@ def main() -> int:
         print("bench: DCA_PGHOST/DCA_PGPORT not set (socket directory and port of a server "
               "where postgres is a trust-auth superuser)", file=sys.stderr)
         return 2
+    print(f"bench_conversations: {durability()}", flush=True)
 
     fake = FakeLLM(lambda wire, body: Answer(ANSWER)).start()
     created: list[str] = []

@@ -36,7 +36,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchlib import check, connect, fresh_databases, summary  # noqa: E402
+from benchlib import check, connect, durability, fresh_databases, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_bench"
@@ -213,6 +213,7 @@ def main() -> int:
               f"after {args.warmup} warm-up, interleaved, {wall:.1f}s wall")
         print(f"server: PostgreSQL {server}; client psycopg {psycopg.__version__}, "
               f"prepared statements, one connection each")
+        print(durability())
         print(f"request: POST {rec.path}, {len(rec.body)}-byte body, "
               f"{sent} requests reached the fake LLM")
         print()

@@ -71,7 +71,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import fake_llm  # noqa: E402
-from benchlib import check, connect, drop_database, fresh_database, summary  # noqa: E402
+from benchlib import check, connect, drop_database, durability, fresh_database, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_load"
@@ -567,6 +567,7 @@ def main() -> int:
     if not os.environ.get("DCA_PGHOST"):
         print("bench: DCA_PGHOST/DCA_PGPORT not set", file=sys.stderr)
         return 2
+    print(f"bench_load: {durability()}", flush=True)
     model = Model()
     fake = FakeLLM(model).start()
     created: list[str] = []

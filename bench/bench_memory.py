@@ -82,7 +82,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchlib import check, connect, drop_database, fresh_database, summary  # noqa: E402
+from benchlib import check, connect, drop_database, durability, fresh_database, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 DBNAME = "dca_bench_mem"
@@ -700,6 +700,7 @@ def main() -> int:
         print("bench: DCA_PGHOST/DCA_PGPORT not set (socket directory and port of a server "
               "where postgres is a trust-auth superuser)", file=sys.stderr)
         return 2
+    print(f"bench_memory: {durability()}", flush=True)
     check(args.memories <= 200, "--memories above max_memories (200) would not all be recalled")
 
     fake = FakeLLM(lambda wire, body: Answer(ANSWER)).start()

@@ -67,7 +67,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "python" / "src"))
 
-from benchlib import check, connect, fresh_databases, summary  # noqa: E402
+from benchlib import check, connect, durability, fresh_databases, summary  # noqa: E402
 from fake_llm import Answer, FakeLLM, last_user_text  # noqa: E402
 
 DBNAME = "dca_bench_nl2sql"
@@ -648,6 +648,7 @@ def main() -> int:
         print("bench: DCA_PGHOST/DCA_PGPORT not set (socket directory and port of a server "
               "where postgres is a trust-auth superuser); or run `make bench`", file=sys.stderr)
         return 2
+    print(f"bench_nl2sql: {durability()}", flush=True)
 
     fake = FakeLLM(responder).start()
     created_role = False

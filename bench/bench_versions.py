@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_generate import API_KEY, BARE_POST_HTTPX, CREDENTIAL, PROFILE, PROMPT, ROLE, TRANSPORT_HEADERS  # noqa: E402
-from benchlib import check, connect, fresh_databases  # noqa: E402
+from benchlib import check, connect, durability, fresh_databases  # noqa: E402
 from fake_llm import Answer, FakeLLM  # noqa: E402
 
 GENERATE = "select dbms_cloud_ai.generate(%s, profile_name => %s, action => 'chat')"
@@ -80,6 +80,7 @@ def main() -> int:
     if not os.environ.get("DCA_PGHOST"):
         print("bench: DCA_PGHOST/DCA_PGPORT not set; run `make bench`", file=sys.stderr)
         return 2
+    print(f"bench_versions: {durability()}", flush=True)
     release_db, current_db = "dca_v_release", "dca_v_current"
     fake = FakeLLM(lambda wire, body: Answer("8")).start()
     created_role = False

@@ -14,6 +14,19 @@ def connect(user: str, dbname: str) -> psycopg.Connection:
                            user=user, dbname=dbname, autocommit=True)
 
 
+def durability() -> str:
+    """The server's commit durability, for a benchmark's header: a figure taken
+    with fsync or synchronous_commit off hides the WAL flush every accounted call
+    pays on a real server, and must say so."""
+    with connect("postgres", "postgres") as c:
+        fsync, sc = c.execute("select current_setting('fsync'), "
+                              "current_setting('synchronous_commit')").fetchone()
+    if fsync == "on" and sc == "on":
+        return "durability: PostgreSQL's defaults (fsync on, synchronous_commit on)"
+    return (f"durability: fsync {fsync}, synchronous_commit {sc} -- NOT the defaults: "
+            "hides the commit flush of every call that writes")
+
+
 def check(ok: bool, why: str) -> None:
     if not ok:
         raise SystemExit(f"bench: {why}")
