@@ -20,7 +20,7 @@ once, and a login role bench_acc_admin (member of dbms_cloud_ai_admin).
     chat turn in a titled conversation (which also writes the prompt row with
     the turn's token totals); then the plain chat once more against a model that
     takes --model-ms (default 20) to answer.  Client-side latency (execute +
-    fetch), prepared statements.  Goal: p50 on / p50 off <= 1.05.
+    fetch), prepared statements.  Goal: p50 on / p50 off <= 1.1 (issue 16).
 
 (b) Usage reports over --rows recorded calls (default 1,000,000), bulk-inserted
     as superuser with one INSERT ... SELECT generate_series: 90 days with
@@ -73,7 +73,7 @@ PROFILE = "BENCH"
 CREDENTIAL = "BENCH_CRED"
 API_KEY = "sk-bench-0123456789abcdef"
 ANSWER = "8"
-COST_GOAL = 1.05
+COST_GOAL = 1.1   # issue 16, at default durability
 REPORT_GOAL_MS = 200.0
 
 SWITCH = """do $$ GD["dbms_cloud_ai"].model.accounting.ENABLED = {} $$ language plpython3u"""

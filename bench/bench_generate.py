@@ -46,7 +46,7 @@ CREDENTIAL = "BENCH_CRED"
 API_KEY = "sk-bench-0123456789abcdef"
 PROMPT = "What is 4 + 4 ?"
 ANSWER = "8"
-GOAL = 1.5
+GOAL = 1.3   # issue 16, at default durability
 
 # Headers the HTTP client sets itself (or that describe the connection), not
 # part of what the extension asks for.
