@@ -513,12 +513,8 @@ class _DocumentErrors:
             status=e.status, attempts=attempt)
 
     def timeout(self, started, attempt):
-        return ProviderTimeout(
-            f"host {self.host} did not send the location_uri document within the call's deadline",
-            detail=f"gave up after {time.monotonic() - started:.1f}s and {attempt} attempt(s)",
-            hint="Raise dbms_cloud_ai.http_timeout or statement_timeout (both within the "
-                 "administrator's max_wait), or retry later.",
-            attempts=attempt)
+        return _timed_out(f"host {self.host} did not send the location_uri document within the "
+                          "call's deadline", started, attempt)
 
     def failed(self, status, raw, failure, attempt, note=None):
         lead = f"{note}. " if note else ""
@@ -658,9 +654,13 @@ def _unavailable(provider, url, failure, attempts, note=None):
 
 
 def _timeout(provider, started, attempts):
+    return _timed_out(f"provider {provider} did not answer within the call's deadline",
+                      started, attempts)
+
+
+def _timed_out(message, started, attempts):
     return ProviderTimeout(
-        f"provider {provider} did not answer within the call's deadline",
-        detail=f"gave up after {time.monotonic() - started:.1f}s and {attempts} attempt(s)",
+        message, detail=f"gave up after {time.monotonic() - started:.1f}s and {attempts} attempt(s)",
         hint="Raise dbms_cloud_ai.http_timeout or statement_timeout (both within the "
              "administrator's max_wait), or retry later.",
         attempts=attempts)
