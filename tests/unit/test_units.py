@@ -190,15 +190,12 @@ def test_the_lists_of_actions_elsewhere_are_the_action_tables():
     """Modules that generate.py runs cannot import its table (no cycle): their
     own lists must say what the table says."""
     from dbms_cloud_ai import feedback, generate
-    from dbms_cloud_ai.conversations import store as conversations
     acts = generate.ACTIONS.values()
     assert set(feedback.LOGGED_ACTIONS) == {a.name for a in acts if a.logs_statement}
-    assert set(conversations.HISTORY_ACTIONS) == {a.name for a in acts if a.records}
     assert set(feedback.EXAMPLE_ACTIONS) == {a.name.upper() for a in acts
                                              if a.keeps == "sql" and a.records}
     assert tuple(generate.ACTIONS)[:6] == ("runsql", "showsql", "explainsql", "narrate", "chat",
                                            "showprompt")   # Oracle's order
-    assert {a.history_of for a in acts if a.history == "reads"} <= {a.name for a in acts if a.records}
 
 
 def test_a_chat_session_does_not_load_what_only_other_actions_need():

@@ -37,7 +37,7 @@ ACTIONS = {a.name: a for a in (
     Action("explainsql", _nl2sql("explainsql"), history="records", logs_statement=True),
     Action("narrate", _nl2sql("narrate"), history="records", logs_statement=True),
     Action("chat", _chat, history="records"),
-    Action("showprompt", _nl2sql("showprompt"), history="reads", history_of="runsql"),
+    Action("showprompt", _nl2sql("showprompt"), history="reads"),
     # text/actions.py's SUMMARY_PARAMS (a test keeps them equal: importing it here
     # would load the text actions into every session)
     Action("summarize", lazy_function("text.actions", "summarize_action"),
@@ -114,8 +114,8 @@ def _call(plpy, act: Action, prompt, profile_name, attributes_json, params_json,
     request_id = conversations.parse_request_id(params.get("request_id"))
     thread = None
     if act.history is not None:
-        thread = conversations.for_call(plpy, params, attrs, act.history_of or act.name,
-                                        ctx.profile.name, ctx.session_conversation)
+        thread = conversations.for_call(plpy, params, attrs, ctx.profile.name,
+                                        ctx.session_conversation)
     call = Call(plpy, prompt, act.name, ctx.profile, attrs, params, ctx, thread,
                 list(search_path or []), records=act.records)
     return call, _checked_request_id(call, request_id)

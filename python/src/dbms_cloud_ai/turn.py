@@ -72,8 +72,7 @@ class Action:
     name: str
     handler: Callable[[Call], Answer]
     history: str | None = None     # the conversation: "records" (reads it, stores the turn),
-                                   # "reads" (as history_of would, stores nothing), None (unused)
-    history_of: str | None = None  # "reads": the action whose prompt it shows (showprompt: runsql)
+                                   # "reads" (stores nothing: showprompt), None (unused)
     keeps: str = "text"            # what a recorded turn keeps: the answer "text", or the "sql"
     logs_statement: bool = False   # NL2SQL: logged by sql_id, for Oracle's FEEDBACK
     replay: str = "stored"         # a retry (same request_id): the "stored" answer, or "rerun" its SQL

@@ -27,7 +27,6 @@ from ..model import accounting
 from . import summaries
 
 SESSION_GUC = "dbms_cloud_ai.conversation_id"
-HISTORY_ACTIONS = ("runsql", "showsql", "explainsql", "narrate", "chat")
 DEFAULT_LENGTH = 10
 SESSION_MAX = 10
 MAX_TITLE = 128
@@ -266,12 +265,10 @@ class Thread:
     condense: summaries.Condense | None = None          # summarize_history on (named only)
 
 
-def for_call(plpy, params: dict, attrs: dict, action: str, profile_name: str,
+def for_call(plpy, params: dict, attrs: dict, profile_name: str,
              session_id: str | None) -> Thread | None:
     """``session_id`` is the setting dbms_cloud_ai.conversation_id as the call's
     first query read it (profiles.for_call), lower-cased."""
-    if action not in HISTORY_ACTIONS:
-        return None
     explicit = params.get("conversation_id")
     if explicit is not None:
         cid = parse_id(explicit)

@@ -63,7 +63,7 @@ def deadline(plpy, row: dict | None, provider: str) -> tuple[float, int]:
     end = now + wait
     st = settings.seconds(row["st"], "ms")
     if st:
-        elapsed = row["elapsed"] + (now - row.get("read_at", now))
+        elapsed = row["elapsed"] + (now - row["read_at"])
         end = min(end, now + st - elapsed - DEADLINE_MARGIN)
     if end <= now:
         raise ProviderTimeout(f"no time left to call provider {provider}",
