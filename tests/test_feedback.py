@@ -563,6 +563,23 @@ def test_providers_without_embeddings_refuse(people, llm):
     assert "Earlier question" in showprompt_user(people, Q_SIMILAR)
 
 
+# infinity (an OpenAI-compatible embedding server) counts characters in its usage,
+# not tokens (issue 17): its figure is not stored as a token count.
+def test_infinity_usage_in_characters_is_replaced_by_an_estimate(people, llm):
+    make_profile(people, llm, embedding_model="all-MiniLM-L6-v2")
+    showsql(people, llm, Q_COUNT)
+    n = len(Q_COUNT)
+    llm.embed_script(Raw(200, {"object": "list", "model": "all-MiniLM-L6-v2",
+                               "id": "infinity-7d1c3a4e-0b7e-4d39-9a55-3d0f7c2b9e11",
+                               "data": [{"object": "embedding", "index": 0,
+                                         "embedding": embed_text(Q_COUNT)}],
+                               "usage": {"prompt_tokens": n, "total_tokens": n}}))
+    feedback(people, sql_text=f"select ai showsql {Q_COUNT}", feedback_type="positive")
+    [emb] = [c for c in calls(people) if c["purpose"] == "embedding"]
+    assert emb["status"] == "ok" and emb["tokens_estimated"] is True
+    assert 0 < emb["input_tokens"] < n
+
+
 def test_embedding_failure_is_a_provider_error(people, llm):
     make_profile(people, llm, embedding_model="e")
     showsql(people, llm, Q_COUNT)

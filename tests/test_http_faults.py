@@ -172,6 +172,30 @@ def test_other_retryable_statuses(p, llm):
             assert len(llm.requests) == 2
 
 
+# llama-cpp-python's server answers a request it cannot validate with HTTP 500
+# (issue 17): sent again, it fails again, so it is refused at once (LL004).
+def test_500_that_blames_the_request_is_not_retried(p, llm):
+    bodies = [
+        {"error": {"message": "1 validation error for CreateChatCompletionRequest\nmessages.1",
+                   "type": "internal_server_error", "param": None, "code": None}},
+        {"error": {"message": "[{'type': 'string_type', 'loc': ('body', 'messages', 1)}]",
+                   "type": "internal_server_error"}},
+        {"error": {"message": "bad field", "type": "invalid_request_error"}},
+    ]
+    for body in bodies:
+        with case(body["error"]["message"][:20]):
+            llm.reset()
+            llm.script(Raw(500, body, headers={"retry-after": "0"}), Answer("never"))
+            e, _ = fail(p, "LL004")
+            assert len(llm.requests) == 1
+            assert "500" in detail(e)
+    llm.reset()   # a server error that does not blame the request is still retried
+    llm.script(Raw(500, {"error": {"message": "CUDA out of memory", "type": "internal_server_error"}},
+                   headers={"retry-after": "0"}), Answer("recovered"))
+    assert generate(p, "q") == "recovered"
+    assert len(llm.requests) == 2
+
+
 def test_max_attempts_one(p, llm):
     p.execute("set dbms_cloud_ai.http_max_attempts = 1")
     llm.script(Raw(500), Answer("never"))

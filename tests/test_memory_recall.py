@@ -259,6 +259,19 @@ def test_later_turns_offer_the_tool_and_send_its_result_in_the_providers_format(
     assert returned_facts(result["content"]) == [GREEN]
 
 
+# Real OpenAI-compatible servers (llama-cpp-python's) take a missing tool_choice as
+# "none" and answer HTTP 500 to an assistant turn whose content is null (issue 17).
+def test_openai_tool_rounds_ask_for_auto_and_send_the_tool_turn_as_text(alice, mem, alice_facts):
+    cid = conversation(alice, "new")
+    say(alice, "what colour for the kitchen", cid)
+    answer, followup = tool_round(alice, mem, "and for the hall", cid, search_call("colour"))
+    asked = mem.requests[-2]
+    assert asked.json["tool_choice"] == "auto"
+    assert followup.json["tool_choice"] == "auto"
+    [turn] = [m for m in followup.json["messages"] if m.get("tool_calls")]
+    assert turn["role"] == "assistant" and turn["content"] == ""
+
+
 def test_the_tool_call_is_recorded_and_the_conversation_keeps_question_and_answer(alice, mem, alice_facts):
     cid = conversation(alice, "new")
     first = say(alice, "what colour for the kitchen", cid)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+import pglast
 import pytest
 from fake_llm import Answer
 from helpers import case, generate, make_profile, raises
@@ -442,6 +443,31 @@ def test_unknown_column_gets_one_repair_round(people, llm):
     repair = second[-1]
     assert repair["role"] == "user" and len(second) == len(first) + 2
     assert "p.nickname" in repair["content"] and "42703" in repair["content"]
+
+
+def test_the_repair_round_gets_postgresqls_hint_and_the_question_again(people, llm):
+    """What a small model needs to fix a misspelt column (issue 17): PostgreSQL's own hint
+    names the column it meant, and the question is repeated after the failed query."""
+    make_profile(people, llm)
+    llm.script(Answer("SELECT count(p.nam) FROM alice.people p"), Answer(PEOPLE_COUNT))
+    assert generate(people, "how many people are there", action="runsql") == PEOPLE_COUNT_JSON
+    repair = sent(llm, 1)[-1]["content"]
+    assert "42703" in repair and 'p.name' in repair.split("p.nam)")[-1]   # the hint's column
+    assert repair.rstrip().endswith("Question: how many people are there")
+
+
+def test_example_aliases_in_the_rules_stay_valid_sql_when_copied_literally(people, llm):
+    """A small model copied the rules' example alias AS "Customer Count" without its quotes
+    (issue 17): every example alias in the prompt must parse as written, quoted or not."""
+    make_profile(people, llm)
+    [rules] = [m["content"] for m in showprompt(people, "how many people")
+               if isinstance(m, dict) and m.get("role") == "user"]
+    aliases = re.findall(r'\bAS\s+("[^"]*"|\w+)', rules)
+    assert aliases, "the rules give an example alias"
+    for alias in aliases:
+        for written in (alias, alias.strip('"')):
+            with case(written):
+                pglast.parse_sql("select 1 as " + written)   # a syntax error fails the test
 
 
 def test_showsql_is_repaired_from_the_plan(people, llm):

@@ -597,7 +597,7 @@ def test_placement_check_passes_each_builder_and_fails_the_unescaped_block(paylo
     error = 'invalid input syntax for type integer: "' + text.splitlines()[0] + '"' \
         if text.splitlines() else ""
     if tag in error:
-        assert check(("user", nl2sql._repair_request("SELECT 1", error))) == []
+        assert check(("user", nl2sql._repair_request("SELECT 1", error, "q"))) == []
         old = f"PostgreSQL could not use that query.\nQuery:\nSELECT 1\nError: {error}\nWrite"
         assert check(("user", old)) != []
 

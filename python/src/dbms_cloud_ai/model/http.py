@@ -29,6 +29,7 @@ import email.utils
 import ipaddress
 import json
 import random
+import re
 import signal
 import socket
 import ssl
@@ -424,7 +425,8 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int, plpy=Non
 def _request(errors, method, url, hdrs, payload, deadline, max_attempts, plpy):
     """The one request loop: attempts until a 2xx reply, the deadline, or
     ``max_attempts``.  Retried: connection failures, 408, 429, 5xx (and what
-    ``errors.retried`` adds), with full-jitter exponential backoff, honouring
+    ``errors.retried`` adds) unless ``errors.invalid`` says the reply blames the
+    request, with full-jitter exponential backoff, honouring
     Retry-After when it fits before the deadline.  ``errors`` turns each way of
     failing into the error to raise.  Returns (status, body, content type,
     attempts, start time)."""
@@ -446,8 +448,8 @@ def _request(errors, method, url, hdrs, payload, deadline, max_attempts, plpy):
             failure = e
         if status is not None and 200 <= status < 300:
             return status, raw, ctype, attempt, started
-        retryable = status is None or status in (408, 429) or status >= 500 \
-            or status in errors.retried
+        retryable = (status is None or status in (408, 429) or status >= 500
+                     or status in errors.retried) and not errors.invalid(status, raw)
         if not retryable or attempt >= max_attempts:
             raise errors.failed(status, raw, failure, attempt)
         if status is not None and retry_after is not None \
@@ -471,6 +473,10 @@ class _ProviderErrors:
     def __init__(self, provider, url, secrets):
         self.provider, self.url, self.secrets = provider, url, secrets
 
+    @staticmethod
+    def invalid(status, raw):
+        return _blames_the_request(status, raw)
+
     def too_large(self, status, attempt):
         return ProviderBadResponse(
             f"provider {self.provider} sent a response larger than {MAX_RESPONSE_BYTES} bytes",
@@ -489,13 +495,18 @@ class _ProviderErrors:
     def failed(self, status, raw, failure, attempt, note=None):
         if status is None:
             return _unavailable(self.provider, self.url, failure, attempt, note)
-        return _http_error(self.provider, status, raw, attempt, self.secrets, note=note)
+        return _http_error(self.provider, status, raw, attempt, self.secrets, note=note,
+                           invalid=_blames_the_request(status, raw))
 
 
 class _DocumentErrors:
     """How fetching a location_uri document fails (get)."""
 
     retried = ()
+
+    @staticmethod
+    def invalid(status, raw):
+        return False
 
     def __init__(self, host, secrets):
         self.host, self.secrets = host, secrets
@@ -538,6 +549,26 @@ class _DocumentErrors:
             cls, hint = ProviderRejected, "Check location_uri."
         return cls(f"host {self.host} refused the location_uri document (HTTP {status})",
                    detail=detail, hint=hint, status=status, attempts=attempt)
+
+
+# llama-cpp-python's server reports a request it cannot validate as HTTP 500
+# (type internal_server_error, pydantic's message): sending it again fails again.
+_VALIDATION_MESSAGE = re.compile(r"validation errors? for |'loc': \('body'|\"loc\": ?\[\"body\"")
+
+
+def _blames_the_request(status, raw) -> bool:
+    """An HTTP 500 whose OpenAI-style error says the request itself is invalid."""
+    if status != 500 or not raw:
+        return False
+    try:
+        err = json.loads(raw[:65536].decode("utf-8")).get("error")
+    except (UnicodeDecodeError, ValueError, AttributeError):
+        return False
+    if isinstance(err, dict):
+        if err.get("type") == "invalid_request_error":
+            return True
+        err = err.get("message")
+    return isinstance(err, str) and _VALIDATION_MESSAGE.search(err[:4096]) is not None
 
 
 def _backoff(attempt: int) -> float:
@@ -666,10 +697,15 @@ def _timed_out(message, started, attempts):
         attempts=attempts)
 
 
-def _http_error(provider, status, raw, attempts, secrets=(), note=None):
+def _http_error(provider, status, raw, attempts, secrets=(), note=None, invalid=False):
     detail = f"HTTP {status} after {attempts} attempt(s); body starts with {_snippet(raw, secrets)}"
     if note:
         detail = f"{note}. {detail}"
+    if invalid:
+        return ProviderRejected(
+            f"provider {provider} rejected the request as invalid (HTTP {status})", detail=detail,
+            hint="Check the profile's model and other attributes; an OpenAI-compatible server "
+                 "may not accept every field OpenAI does.", status=status, attempts=attempts)
     if status in (401, 403):
         return ProviderAuthFailed(
             f"provider {provider} rejected the credentials (HTTP {status})", detail=detail,

@@ -66,6 +66,9 @@ class OpenAI(Provider):
             body["seed"] = req.seed
         if req.tools:
             body["tools"] = openai_tools(req.tools)
+            # OpenAI's default with tools is "auto"; llama-cpp-python's server
+            # takes a missing tool_choice as "none" and never calls a tool.
+            body["tool_choice"] = "auto"
         return body
 
     def parse(self, data, req):
@@ -107,6 +110,8 @@ class OpenAI(Provider):
         if vector is None:
             raise self.bad_embedding("data[0].embedding is not an array of numbers")
         tokens = as_dict(data.get("usage")).get("prompt_tokens")
+        if str(data.get("id") or "").startswith("infinity-"):
+            tokens = None   # infinity's usage counts characters, not tokens: estimated instead
         return Embedding(vector, as_text(data.get("model")) or model,
                          tokens if isinstance(tokens, int) else None)
 
@@ -132,7 +137,9 @@ def openai_message(m: dict) -> dict:
     if m.get("role") == "tool":
         return {"role": "tool", "tool_call_id": m["tool_call_id"], "content": m["content"]}
     if is_tool_turn(m):
-        return {"role": "assistant", "content": m.get("content"),
+        # Text, never null: llama-cpp-python's server answers HTTP 500 to an
+        # assistant turn whose content is null; OpenAI accepts "" as well.
+        return {"role": "assistant", "content": m.get("content") or "",
                 "tool_calls": [openai_tool_call(c) for c in m["tool_calls"]]}
     return m
 
