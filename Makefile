@@ -10,6 +10,8 @@
 #   make test      deps, install, key, lint; start a throwaway cluster, run the pytest suite
 #                  (fast tier), stop it
 #   make test-long the same with the long tier (pytest marker `long`) as well
+#   make test-real the real-model tier (tests/real) against the local model server
+#                  (scripts/local-model.sh: built and cached on first use; see docs/local-model.md)
 #   make lint      ruff (Python) and pgspot (SQL scripts); the first step of make test
 #   make demo      deps, install, key; start a throwaway cluster, load sample data, run the
 #                  psql walk-through (it keeps running)
@@ -48,8 +50,9 @@ BENCH_DURABLE_PORT ?= 54332
 # The newest released version, which bench/bench_versions.py compares with.
 RELEASED   = $(shell ls sql/released | sed -n 's/^dbms_cloud_ai--\([0-9.]*\)\.sql$$/\1/p' | sort -V | tail -1)
 BENCH_PORT?= 54331
-# The fast tier by default; `make test-long` adds the long tier (pytest marker `long`).
-PYTEST_ARGS ?= -m 'not long'
+# The fast tier by default; `make test-long` adds the long tier (pytest marker `long`);
+# `make test-real` runs the real-model tier (marker `real`, tests/real).
+PYTEST_ARGS ?= -m 'not long and not real'
 # The test server gets proxy variables pointing at a closed port: every test
 # that reaches the fake LLM proves the extension ignores the server's proxy
 # environment (httpx would otherwise honour it).
@@ -58,7 +61,7 @@ CANARY_PROXY = HTTP_PROXY=$(CANARY) HTTPS_PROXY=$(CANARY) ALL_PROXY=$(CANARY) ht
 
 export PY_LIBDIR PYTHON
 
-.PHONY: all deps install key lock lint test test-long demo demo-stop bench clean venv
+.PHONY: all deps install key lock lint test test-long test-real pytest-on-cluster demo demo-stop bench clean venv
 # Prerequisites run in the order written (deps before install before the cluster).
 .NOTPARALLEL:
 
@@ -90,6 +93,11 @@ lint: venv
 	scripts/lint.sh
 
 test: deps install key venv lint
+	$(MAKE) --no-print-directory pytest-on-cluster
+
+# A throwaway cluster, the pytest run (PYTEST_ARGS), the cluster stopped; what `test`,
+# `test-long` and `test-real` share.
+pytest-on-cluster:
 	scripts/pg-cluster.sh stop $(TEST_DIR); rm -rf $(TEST_DIR)
 	PG_SERVER_ENV="$(CANARY_PROXY)" scripts/pg-cluster.sh start $(TEST_DIR) $(TEST_PORT)
 	DCA_PGHOST=$(TEST_DIR)/sock DCA_PGPORT=$(TEST_PORT) DCA_PGLOG=$(TEST_DIR)/log/server.log \
@@ -99,7 +107,13 @@ test: deps install key venv lint
 	  scripts/pg-cluster.sh stop $(TEST_DIR); exit $$status
 
 test-long:
-	$(MAKE) test PYTEST_ARGS=
+	$(MAKE) test PYTEST_ARGS="-m 'not real'"
+
+# The real-model tier: the local model server (scripts/local-model.sh; built and cached on
+# first use) or LOCAL_MODEL_URL + LOCAL_MODEL_NAME, and a throwaway cluster.
+test-real: deps install key venv
+	@[ -n "$$LOCAL_MODEL_URL" ] || scripts/local-model.sh start
+	$(MAKE) --no-print-directory pytest-on-cluster TEST_DIR=$(TMPBASE)/test-real PYTEST_ARGS="-m real"
 
 # The banner (which model the demo uses) comes first, unless Python is not installed yet.
 demo:

@@ -325,18 +325,22 @@ def test_facts_must_cite_and_quote_a_user_message_of_this_conversation(db, alice
     first, second = prompts_of(alice, cid)
 
     def extract(body):
-        if first["id"] not in [m["id"].lower() for m in user_messages(body)]:
+        # The request names the user's messages by short ids (m1, m2, ...): a small model
+        # copies those back, not a UUID.
+        ids = {m["text"]: m["id"] for m in user_messages(body)}
+        if first["prompt"] not in ids:
             return facts_reply([])      # the other conversation's job
+        one, two = ids[first["prompt"]], ids[second["prompt"]]
         return facts_reply([
-            fact("prefers tea over coffee", first["id"], "I prefer tea"),       # valid
-            fact("works at Acme", second["id"].upper(), "  I WORK at acme "),   # valid, folded
-            fact("badge number is 4711", first["id"], "badge number is 4711"),  # assistant said
-            fact("badge number is 4711", second["id"], "Your badge number"),    # assistant said
+            fact("prefers tea over coffee", one, "I prefer tea"),                # valid
+            fact("works at Acme", two.upper(), "  I WORK at acme "),             # valid, folded
+            fact("badge number is 4711", one, "badge number is 4711"),           # assistant said
+            fact("badge number is 4711", two, "Your badge number"),              # assistant said
             {"fact": "likes tea", "quote": "I prefer tea"},                      # cites nothing
             fact("likes tea", "", "I prefer tea"),                               # cites nothing
             fact("likes hiking", other_id, "I like hiking"),                    # other conversation
-            fact("is vegetarian", first["id"], "I am vegetarian"),               # never said
-            fact("prefers tea", "not-a-message", "I prefer tea"),                # unknown id
+            fact("is vegetarian", one, "I am vegetarian"),                       # never said
+            fact("prefers tea", "m9", "I prefer tea"),                           # unknown id
         ])
     llm.responder = respond(extract=extract, chat=lambda body: "Noted. Your badge number is 4711.")
     promote(db)
@@ -350,12 +354,12 @@ def test_facts_must_cite_and_quote_a_user_message_of_this_conversation(db, alice
     # What the extractor read: this conversation only, the user's messages with
     # their ids, the assistant's answers without one.
     [ex] = [r for r in extractions(llm)
-            if first["id"] in [m["id"].lower() for m in user_messages(r.json)]]
+            if first["prompt"] in [m["text"] for m in user_messages(r.json)]]
     convo = conversation_of(ex.json)
-    assert [(e.get("id", "").lower() or None, e["role"], e["text"]) for e in convo] == [
-        (first["id"], "user", "I prefer tea over coffee"),
+    assert [(e.get("id"), e["role"], e["text"]) for e in convo] == [
+        ("m1", "user", "I prefer tea over coffee"),
         (None, "assistant", "Noted. Your badge number is 4711."),
-        (second["id"], "user", "and I work at Acme"),
+        ("m2", "user", "and I work at Acme"),
         (None, "assistant", "Noted. Your badge number is 4711."),
     ]
     assert all("id" not in e for e in convo if e["role"] == "assistant")

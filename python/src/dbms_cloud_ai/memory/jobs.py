@@ -51,7 +51,7 @@ _EXTRACT_SYSTEM = (
     'Reply with JSON only: {"facts": [{"fact": "<short statement about the user>", '
     '"message_id": "<id of the user message>", "quote": "<the user\'s exact words that '
     'state it>"}]}, or {"facts": []}.')
-EXTRACT_VERSION = accounting.version("memory-extract", _EXTRACT_SYSTEM)
+EXTRACT_VERSION = accounting.version("memory-extract", _EXTRACT_SYSTEM, "message ids m1, m2, ...")
 
 
 # --- enqueue --------------------------------------------------------------------
@@ -310,10 +310,16 @@ def _extract(plpy, ctx, attrs, conversation_id, messages):
             return None, e
 
 
+def _message_ids(rows) -> dict[str, dict]:
+    """Short ids ("m1", "m2", ...) for the user messages of an extraction request:
+    a small model copies them back reliably, a 36-character UUID it garbles."""
+    return {f"m{i}": r for i, r in enumerate(rows, 1)}
+
+
 def extraction_request(rows) -> list[dict]:
     convo = []
-    for r in rows:
-        convo.append({"id": r["id"], "role": "user", "text": r["prompt"][:MAX_MESSAGE_CHARS]})
+    for short, r in _message_ids(rows).items():
+        convo.append({"id": short, "role": "user", "text": r["prompt"][:MAX_MESSAGE_CHARS]})
         convo.append({"role": "assistant", "text": r["prompt_response"][:MAX_MESSAGE_CHARS]})
     return [{"role": "system", "content": _EXTRACT_SYSTEM},
             {"role": "user", "content": json.dumps(convo, ensure_ascii=False)}]
@@ -346,19 +352,20 @@ def fact_key(fact: str) -> str:
 
 
 def validate(proposed: list, rows) -> tuple[list[dict], int]:
-    """Facts that cite a user message of these prompts and quote it; the rest are rejected."""
-    said = {r["id"].lower(): fold(r["prompt"]) for r in rows}
+    """Facts that cite a user message of these prompts (by its short id in the
+    request, ``_message_ids``) and quote it; the rest are rejected."""
+    said = {short: (r["id"].lower(), fold(r["prompt"])) for short, r in _message_ids(rows).items()}
     accepted, rejected = [], 0
     for f in proposed[:MAX_FACTS]:
         ok = isinstance(f, dict) and all(isinstance(f.get(k), str) for k in
                                          ("fact", "message_id", "quote"))
         if ok:
-            fact, source, quote = f["fact"].strip(), f["message_id"].strip().lower(), \
+            fact, short, quote = f["fact"].strip(), f["message_id"].strip().lower(), \
                 fold(f["quote"])
-            ok = (0 < len(fact) <= MAX_FACT_CHARS and source in said and len(quote) >= 2
-                  and quote in said[source])
+            ok = (0 < len(fact) <= MAX_FACT_CHARS and short in said and len(quote) >= 2
+                  and quote in said[short][1])
         if ok:
-            accepted.append({"fact": fact, "source": source, "key": fact_key(fact)})
+            accepted.append({"fact": fact, "source": said[short][0], "key": fact_key(fact)})
         else:
             rejected += 1
     return accepted, rejected + max(0, len(proposed) - MAX_FACTS)
