@@ -152,7 +152,8 @@ clean:
 	rm -f extension/$(EXTENSION)--*.sql
 	rm -rf $(VENV) .lintvenv .pytest_cache
 
-# Stop what `make demo` left running: the offline model server and the cluster.
+# Stop what `make demo` left running: the model server (scripted or local) and the cluster.
 demo-stop:
 	DEMO_DIR=$(DEMO_DIR) $(PYTHON) demo/run_demo.py --stop
+	scripts/local-model.sh stop
 	scripts/pg-cluster.sh stop $(DEMO_DIR)

@@ -28,6 +28,11 @@ SELECT host, lower_port, upper_port, principal_name, privilege FROM dbms_cloud_a
 -- organization.  Promotion normally waits for 15 idle minutes; the demo
 -- promotes at once.  (In production: SELECT dbms_cloud_ai.schedule_memory_jobs();
 -- with pg_cron, or CALL dbms_cloud_ai.run_memory_jobs() from cron.)
+\if :local
+\echo '-- A small local model on a laptop needs minutes per answer: calls may wait up to 10 minutes.'
+SELECT dbms_cloud_ai.set_max_wait(600);
+\endif
+
 SELECT dbms_cloud_ai.enable_memory();
 SELECT dbms_cloud_ai.set_memory_attribute('idle_minutes', '0');
 SELECT organization, enabled, max_memories, idle_minutes, recall_tokens

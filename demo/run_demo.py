@@ -7,9 +7,11 @@ This script
 
   1. picks the model: a real provider when the environment names one
      (DEMO_OPENAI_COMPATIBLE_URL, OPENAI_API_KEY, ANTHROPIC_API_KEY, ...),
-     else OFFLINE: tools/fake_llm.py serving demo/answers.json on 127.0.0.1,
-     left running afterwards (pid in DEMO_DIR/fake_llm.pid) so you can go on
-     in psql;
+     else the LOCAL model: a real small model behind llama.cpp's
+     OpenAI-compatible server on 127.0.0.1 (scripts/local-model.sh builds it
+     on first use, caches it, and leaves it running so you can go on in psql);
+     with DEMO_OFFLINE=1, the scripted endpoint tools/fake_llm.py serving
+     demo/answers.json instead (instant; pid in DEMO_DIR/fake_llm.pid);
   2. creates the database demo and loads demo/sample_schema.sql (schema sh);
   3. as postgres runs demo/admin_setup.sql: the extension, the login role
      demo_user and, when needed, a host ACE;
@@ -33,7 +35,12 @@ Environment for a real model (the first that is set wins):
     ANTHROPIC_API_KEY           Anthropic (DEMO_MODEL default claude-haiku-4-5)
     COHERE_API_KEY              Cohere
     GEMINI_API_KEY or GOOGLE_API_KEY   Google Gemini
-    DEMO_OFFLINE=1              ignore all of the above and run offline
+    DEMO_OFFLINE=1              ignore all of the above and use the scripted endpoint
+    DEMO_QUESTION               a question of your own, asked at the end (select_ai: the
+                                profile's default action, runsql, unless it starts with
+                                chat, narrate, showsql, ...)
+
+Without any of them the demo runs the local model (docs/local-model.md).
 
 Only the standard library is used, so `make demo-stop` can run this with any
 Python 3.
@@ -77,6 +84,8 @@ class Mode:
     key: str = "sk-demo-offline-not-a-real-key"
     ace_host: str | None = None   # host ACE needed for a non-provider host
     ace_port: int | None = None
+    local: bool = False           # the project's local model server (scripts/local-model.sh)
+    timeout: str = "30s"          # http_timeout and statement_timeout of the walk-through
 
 
 def env(name: str) -> str | None:
@@ -132,7 +141,39 @@ def choose_mode() -> Mode:
             return Mode(False, f"demo: REAL model: provider {provider}{shown} "
                                f"(API key from {var}; it is never printed)",
                         f"provider {provider}", attrs, cred_user=user, key=key)
-    return offline_mode("no OPENAI_API_KEY, ANTHROPIC_API_KEY or DEMO_OPENAI_COMPATIBLE_URL set")
+    return local_mode()
+
+
+LOCAL_MODEL = ROOT / "scripts" / "local-model.sh"
+
+
+def local_mode() -> Mode:
+    """No key and no server named: the project's own local model, offline."""
+    return Mode(False, "demo: LOCAL model: a real small model behind llama.cpp's OpenAI-compatible "
+                       "server on 127.0.0.1, offline (scripts/local-model.sh; its first build "
+                       "takes a while and is cached; DEMO_OFFLINE=1 uses the instant scripted "
+                       "endpoint instead)",
+                "the local model", {"credential_name": "DEMO_CRED", "temperature": 0},
+                cred_user="LOCAL_MODEL", key="no-key-needed", local=True, timeout="300s")
+
+
+def start_local_model(mode: Mode) -> None:
+    """Start (building and caching on first use) the local model server; its
+    progress goes to the terminal."""
+    if subprocess.run([str(LOCAL_MODEL), "start"]).returncode != 0:
+        fail("the local model server did not start (see above); DEMO_OFFLINE=1 make demo "
+             "runs with the scripted endpoint instead")
+
+    def ask(what):
+        return subprocess.run([str(LOCAL_MODEL), what], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    url, model = ask("url"), ask("model")
+    parts = urlsplit(url)
+    mode.attrs.update(provider_endpoint=url, model=model)
+    mode.ace_host, mode.ace_port = parts.hostname, parts.port
+    mode.label = f"the local model {model} at {url}"
+    print(f"demo: the local model {model} answers at {url} (it stays up after the demo; "
+          "make demo-stop stops it)", flush=True)
 
 
 def offline_mode(why: str) -> Mode:
@@ -322,6 +363,8 @@ def main() -> int:
 
     stop_server(demo_dir)  # a previous demo's server, if any
     psql = Psql(psql_binary(), sock, port)
+    if mode.local:
+        start_local_model(mode)
     if mode.offline:
         fake_port = start_server(demo_dir)
         mode.attrs["provider_endpoint"] = f"http://127.0.0.1:{fake_port}"
@@ -342,6 +385,7 @@ def main() -> int:
     section("As superuser postgres: install the extension, create demo_user (demo/admin_setup.sql)")
     psql.echoed("postgres", DB, DEMO / "admin_setup.sql", {
         "need_ace": "true" if mode.ace_host else "false",
+        "local": "true" if mode.local else "false",
         "ace_host": mode.ace_host or "",
         "ace_port": str(mode.ace_port) if mode.ace_port else "NULL",
     })
@@ -350,7 +394,9 @@ def main() -> int:
     errors = psql.echoed(
         USER, DB, DEMO / "walkthrough.sql",
         {"cred_user": mode.cred_user, "profile_attrs": json.dumps(mode.attrs, indent=2),
-         "offline": "true" if mode.offline else "false"},
+         "offline": "true" if mode.offline else "false", "timeout": mode.timeout,
+         "question": env("DEMO_QUESTION") or "",
+         "has_question": "true" if env("DEMO_QUESTION") else "false"},
         extra_env={"DEMO_CREDENTIAL_PASSWORD": mode.key}, stop_on_error=False)
     unexpected = [e for e in errors if not any(x in e for x in EXPECTED_ERRORS)]
 
@@ -366,6 +412,9 @@ def main() -> int:
     if mode.offline:
         print(f"The offline model server keeps running (pid file {pid_files(demo_dir)[0]}); "
               "it answers only the walk-through's prompts.")
+    if mode.local:
+        print(f"{mode.label[0].upper()}{mode.label[1:]} keeps running: ask it anything, offline. "
+              "DEMO_QUESTION='...' make demo asks your question at the end of the walk-through.")
     print(f"The demo database, its profile {PROFILE} and credential DEMO_CRED are yours to explore. Connect with:")
     print(f"  {psql_cmd} -h {sock} -p {port} -U {USER} {DB}")
     print("and try, for example:")
@@ -375,7 +424,7 @@ def main() -> int:
     print("  SELECT dbms_cloud_ai.select_ai('How much has each customer in Germany spent?');")
     print("  SELECT dbms_cloud_ai.select_ai('showsql What are our three best-selling products "
           "by revenue?') \\gexec")
-    print("Stop the demo cluster" + (" and the offline model server" if mode.offline else "")
+    print("Stop the demo cluster" + (" and the model server" if mode.offline or mode.local else "")
           + " with: make demo-stop")
     return 1 if unexpected else 0
 

@@ -6,6 +6,10 @@
 --   profile_attrs   the profile's attributes as JSON (provider, model, ...)
 --   offline         true when the model is tools/fake_llm.py with the canned
 --                   answers of demo/answers.json, false for a real model
+--   timeout         how long one model call and one statement may take (30s; a
+--                   small local model on a laptop needs minutes: 300s)
+--   question        DEMO_QUESTION, a question of the reader's own, asked when
+--   has_question    is true
 --   and, in the environment only, DEMO_CREDENTIAL_PASSWORD: the API key (a
 --   dummy key in offline mode), which is never echoed.
 --
@@ -24,8 +28,8 @@
 \pset columns 100
 \set QUIET off
 
-\echo '-- Give up on an unreachable provider after 30 s instead of the default 120 s:'
-SET dbms_cloud_ai.http_timeout = '30s';
+\echo '-- How long one model call may take, retries included (the default is 120 s):'
+SET dbms_cloud_ai.http_timeout = :'timeout';
 
 \echo
 \echo '==> 1. Store the API key as a credential (DBMS_CLOUD.CREATE_CREDENTIAL)'
@@ -139,7 +143,7 @@ SELECT dbms_cloud_ai.set_attributes('DEMO_PROFILE',
 \echo '-- runsql and narrate run the query the model wrote. Once a query runs, only statement_timeout'
 \echo '-- can stop it, so without a finite one they refuse to start (SQLSTATE 55000). The 30 s also'
 \echo '-- bound the model calls of each statement.'
-SET statement_timeout = '30s';
+SET statement_timeout = :'timeout';
 \echo '-- The answers below are multi-line text; \\pset format unaligned prints them as they are:'
 \pset format unaligned
 
@@ -272,6 +276,12 @@ SELECT s.source_kind, m.fact
 \echo '==> 27. Forget it: a deleted memory is never recalled again (disable_memory() would only pause memory)'
 SELECT dbms_cloud_ai.delete_memory(memory_id) FROM dbms_cloud_ai.user_cloud_ai_memories;
 SELECT count(*) AS memories_left FROM dbms_cloud_ai.user_cloud_ai_memories;
+
+\if :has_question
+\echo
+\echo '==> Your question (DEMO_QUESTION), through select_ai: runsql unless it starts with an action'
+SELECT dbms_cloud_ai.select_ai(:'question') AS answer;
+\endif
 
 \echo
 \echo '==> Done.'
