@@ -130,6 +130,8 @@ demo:
 # on): a figure taken without them hides the commit flush every accounted call pays.  The
 # write paths (generate against the baselines, the release comparison, the cost of
 # accounting) then run once more with both off, labelled as such, to show that flush.
+# The memory-extraction evaluation runs scripted, and with a local model too when
+# LOCAL_MODEL_URL (an OpenAI-compatible server) and LOCAL_MODEL_NAME are set.
 bench: deps install key venv
 	scripts/install-release.sh $(RELEASED)
 	scripts/pg-cluster.sh stop $(BENCH_DURABLE_DIR); rm -rf $(BENCH_DURABLE_DIR)
@@ -138,6 +140,9 @@ bench: deps install key venv
 	  $(VENV)/bin/python bench/bench_generate.py && $(VENV)/bin/python bench/bench_versions.py \
 	    && $(VENV)/bin/python bench/bench_accounting.py && $(VENV)/bin/python bench/bench_conversations.py \
 	    && $(VENV)/bin/python bench/bench_nl2sql.py && $(VENV)/bin/python bench/bench_memory.py \
+	    && $(VENV)/bin/python bench/eval_memory.py --scripted \
+	    && { [ -z "$$LOCAL_MODEL_URL" ] || $(VENV)/bin/python bench/eval_memory.py \
+	         --url "$$LOCAL_MODEL_URL" --model "$${LOCAL_MODEL_NAME:-local}"; } \
 	    && $(VENV)/bin/python bench/bench_cold_start.py && $(VENV)/bin/python bench/bench_load.py; \
 	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DURABLE_DIR); [ $$status = 0 ] || exit $$status
 	@echo; echo "=== again with fsync and synchronous_commit off: NOT PostgreSQL's defaults ==="
