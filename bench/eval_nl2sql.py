@@ -17,7 +17,10 @@ temperature 0) whose provider_endpoint is
       the walk-through's questions, so its score is low by design: it is the
       floor a real model is compared with;
   --url URL --model NAME: an OpenAI-compatible server (a host ACE lets the
-      role reach its host and port).
+      role reach its host and port);
+  --oracle: the fake model answering every question with its gold query, a
+      check of the harness and of the extension's SQL path: every gold query
+      should pass the validator and score as correct.  Not a model's figure.
 
 For each question of bench/nl2sql_eval.json, as that role:
 dbms_cloud_ai.generate(question, profile, 'showsql') under statement_timeout
@@ -55,7 +58,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from benchlib import connect, drop_database, durability, fresh_database  # noqa: E402
-from fake_llm import FakeLLM, keyword_responder  # noqa: E402
+from fake_llm import Answer, FakeLLM, keyword_responder, last_user_text  # noqa: E402
 
 DBNAME = "dca_eval_nl2sql"
 ROLE = "eval_nl2sql_user"
@@ -166,6 +169,15 @@ def failure(e: psycopg.Error, generating: bool) -> str:
     return GEN_FAILED if generating else EXEC_ERROR
 
 
+def oracle(questions: list[dict]):
+    """A responder that answers each question with its gold query."""
+    def respond(wire, body):
+        text = last_user_text(wire, body)
+        hit = [q for q in questions if f"Question: {q['question']}" in text]
+        return Answer(hit[-1]["gold_sql"] if hit else "SELECT 'not a question of the set'")
+    return respond
+
+
 def evaluate(questions: list[dict], args) -> list[dict]:
     user = connect(ROLE, DBNAME)
     runner = connect(ROLE, DBNAME)
@@ -256,6 +268,8 @@ def main() -> int:
     mode.add_argument("--scripted", action="store_true",
                       help="the scripted fake model (tools/fake_llm.py, demo/answers.json); "
                            "the default without --url")
+    mode.add_argument("--oracle", action="store_true",
+                      help="the fake model answering with the gold queries: checks the harness")
     mode.add_argument("--url", help="an OpenAI-compatible server, e.g. http://127.0.0.1:8080")
     ap.add_argument("--model", help="the model name to ask the server for (with --url)")
     ap.add_argument("--api-key", default=os.environ.get("LOCAL_MODEL_API_KEY") or "no-key-needed",
@@ -287,6 +301,10 @@ def main() -> int:
             ace = (parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
             label = f"OpenAI-compatible server {url}, model {args.model}"
             created = setup(url, args.model, args.api_key, ace)
+        elif args.oracle:
+            fake = FakeLLM(oracle(questions)).start()
+            label = "ORACLE (the fake model answering with the gold queries; a harness check)"
+            created = setup(fake.url, "gpt-4o-mini", "sk-eval-oracle", None)
         else:
             spec = json.loads(ANSWERS.read_text())
             fake = FakeLLM(keyword_responder(spec["answers"], spec["fallback"])).start()
