@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from benchlib import connect, drop_database, durability, fresh_database  # noqa: E402
-from fake_llm import Answer, FakeLLM, keyword_responder, last_user_text  # noqa: E402
+from fake_llm import Answer, FakeLLM, keyword_responder  # noqa: E402
 
 DBNAME = "dca_eval_nl2sql"
 ROLE = "eval_nl2sql_user"
@@ -163,16 +163,23 @@ def run_query(conn: psycopg.Connection, query: str, timeout_ms: int) -> tuple[li
         return cur.fetchall(), len(cur.description)
 
 
+def message(e: psycopg.Error) -> str:
+    detail = e.diag.message_detail
+    return (e.diag.message_primary or str(e).splitlines()[0]) + (f" ({detail})" if detail else "")
+
+
 def failure(e: psycopg.Error, generating: bool) -> str:
-    if e.sqlstate == "57014":   # query_canceled: statement_timeout
+    if e.sqlstate in ("57014", "LL001"):   # statement_timeout; the provider's deadline
         return TIMEOUT
     return GEN_FAILED if generating else EXEC_ERROR
 
 
 def oracle(questions: list[dict]):
-    """A responder that answers each question with its gold query."""
+    """A responder that answers each question with its gold query, in a repair round
+    too (so a gold query the extension cannot use ends as a generation failure with
+    PostgreSQL's error, not as a wrong result)."""
     def respond(wire, body):
-        text = last_user_text(wire, body)
+        text = "\n".join(str(m.get("content")) for m in body.get("messages", ()) if m.get("role") == "user")
         hit = [q for q in questions if f"Question: {q['question']}" in text]
         return Answer(hit[-1]["gold_sql"] if hit else "SELECT 'not a question of the set'")
     return respond
@@ -194,14 +201,14 @@ def evaluate(questions: list[dict], args) -> list[dict]:
             r["sql"] = user.execute("select dbms_cloud_ai.generate(%s, %s, 'showsql')",
                                     (q["question"], PROFILE)).fetchone()[0]
         except psycopg.Error as e:
-            r.update(category=failure(e, True), sqlstate=e.sqlstate, error=str(e).splitlines()[0])
+            r.update(category=failure(e, True), sqlstate=e.sqlstate, error=message(e))
         r["latency_s"] = time.perf_counter() - t0
         if r["category"] is None:
             try:
                 got, ncols = run_query(runner, r["sql"], exec_ms)
             except psycopg.Error as e:
                 r.update(category=failure(e, False), sqlstate=e.sqlstate,
-                         error=str(e).splitlines()[0])
+                         error=message(e))
             else:
                 r["strict"], r["lenient"] = same_result(got, ncols, gold, gold_ncols, q["ordered"])
                 r["category"] = CORRECT if r["strict"] else WRONG
