@@ -296,6 +296,8 @@ def main() -> int:
         return 2
     if args.url and not args.model:
         ap.error("--url needs --model")
+    if args.limit is not None and args.limit < 1:
+        ap.error("--limit must be at least 1")
     questions = json.loads(QUESTIONS.read_text())["questions"][: args.limit]
     print(f"eval_nl2sql: {durability()}", flush=True)
 
