@@ -67,6 +67,7 @@ CREDENTIAL = "EVAL_CRED"
 QUESTIONS = ROOT / "bench" / "nl2sql_eval.json"
 SCHEMA = ROOT / "demo" / "sample_schema.sql"
 ANSWERS = ROOT / "demo" / "answers.json"
+DEFAULT_MAX_WAIT = 300.0  # model/timing.py: set_max_wait's default
 MAX_COLUMNS = 12          # beyond this, extra-column matching is not tried (combinations)
 
 CORRECT = "correct"
@@ -131,9 +132,12 @@ def same_result(got: list[tuple], ncols: int, gold: list[tuple], gold_ncols: int
 
 # --- the database ------------------------------------------------------------------
 
-def setup(endpoint: str, model: str | None, api_key: str, ace: tuple[str, int] | None) -> list[str]:
+def setup(endpoint: str, model: str | None, api_key: str, ace: tuple[str, int] | None,
+          wait: float) -> list[str]:
     created = fresh_database(DBNAME, [ROLE])   # extension, and a PUBLIC ACE for 127.0.0.1
     with connect("postgres", DBNAME) as c:
+        if wait > DEFAULT_MAX_WAIT:   # the administrator's cap on a model call's wait
+            c.execute("select dbms_cloud_ai.set_max_wait(%s)", (wait,))
         c.execute(SCHEMA.read_text())
         c.execute(sql.SQL("grant dbms_cloud_ai_user to {}").format(sql.Identifier(ROLE)))
         c.execute(sql.SQL("grant usage on schema sh to {}").format(sql.Identifier(ROLE)))
@@ -189,7 +193,11 @@ def evaluate(questions: list[dict], args) -> list[dict]:
     user = connect(ROLE, DBNAME)
     runner = connect(ROLE, DBNAME)
     gen_ms, exec_ms = int(args.gen_timeout * 1000), int(args.exec_timeout * 1000)
-    user.execute("select set_config('statement_timeout', %s, false)", (f"{gen_ms}ms",))
+    # A small model on a small machine may need more than http_timeout's default (120 s)
+    # for one answer: --gen-timeout bounds both the call and each model request.
+    user.execute("select set_config('statement_timeout', %s, false), "
+                 "set_config('dbms_cloud_ai.http_timeout', %s, false)",
+                 (f"{gen_ms}ms", f"{gen_ms}ms"))
     results = []
     for q in questions:
         r = {"id": q["id"], "question": q["question"], "tags": q.get("tags", []),
@@ -309,16 +317,16 @@ def main() -> int:
             parts = urlsplit(url)
             ace = (parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
             label = f"OpenAI-compatible server {url}, model {args.model}"
-            created = setup(url, args.model, args.api_key, ace)
+            created = setup(url, args.model, args.api_key, ace, args.gen_timeout)
         elif args.oracle:
             fake = FakeLLM(oracle(questions)).start()
             label = "ORACLE (the fake model answering with the gold queries; a harness check)"
-            created = setup(fake.url, "gpt-4o-mini", "sk-eval-oracle", None)
+            created = setup(fake.url, "gpt-4o-mini", "sk-eval-oracle", None, args.gen_timeout)
         else:
             spec = json.loads(ANSWERS.read_text())
             fake = FakeLLM(keyword_responder(spec["answers"], spec["fallback"])).start()
             label = "scripted model (tools/fake_llm.py with demo/answers.json)"
-            created = setup(fake.url, "gpt-4o-mini", "sk-eval-scripted", None)
+            created = setup(fake.url, "gpt-4o-mini", "sk-eval-scripted", None, args.gen_timeout)
         if args.verbose:
             print(f"\n  {'id':<5}{'outcome':<37}{'generate':>12}  question / the model's SQL or "
                   "the error")
