@@ -17,6 +17,8 @@
 #                  psql walk-through (it keeps running)
 #   make demo-stop stop what make demo left running
 #   make bench     deps, install, key; start throwaway clusters, print the benchmarks (bench/)
+#                  and the NL2SQL evaluation (scripted model; LOCAL_MODEL_URL [LOCAL_MODEL_NAME]
+#                  adds a local OpenAI-compatible model)
 #   make lock      regenerate python/requirements-lock.txt from python/pyproject.toml
 #   make clean     remove the built scripts and the virtualenvs
 #
@@ -139,7 +141,10 @@ bench: deps install key venv
 	export DCA_PGHOST=$(BENCH_DURABLE_DIR)/sock DCA_PGPORT=$(BENCH_DURABLE_PORT); \
 	  $(VENV)/bin/python bench/bench_generate.py && $(VENV)/bin/python bench/bench_versions.py \
 	    && $(VENV)/bin/python bench/bench_accounting.py && $(VENV)/bin/python bench/bench_conversations.py \
-	    && $(VENV)/bin/python bench/bench_nl2sql.py && $(VENV)/bin/python bench/bench_memory.py \
+	    && $(VENV)/bin/python bench/bench_nl2sql.py && $(VENV)/bin/python bench/eval_nl2sql.py --scripted \
+	    && { [ -z "$$LOCAL_MODEL_URL" ] || $(VENV)/bin/python bench/eval_nl2sql.py --url "$$LOCAL_MODEL_URL" \
+	           --model "$${LOCAL_MODEL_NAME:-local}"; } \
+	    && $(VENV)/bin/python bench/bench_memory.py \
 	    && $(VENV)/bin/python bench/eval_memory.py --scripted \
 	    && { [ -z "$$LOCAL_MODEL_URL" ] || $(VENV)/bin/python bench/eval_memory.py \
 	         --url "$$LOCAL_MODEL_URL" --model "$${LOCAL_MODEL_NAME:-local}"; } \
