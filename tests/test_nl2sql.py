@@ -445,6 +445,21 @@ def test_unknown_column_gets_one_repair_round(people, llm):
     assert "p.nickname" in repair["content"] and "42703" in repair["content"]
 
 
+def test_showsql_of_sql_syntax_functions_is_sql_that_runs(people, llm):
+    """EXTRACT(x FROM y) and POSITION(a IN b) are written in their SQL syntax (without the
+    prefix they printed as extract('x', y), which PostgreSQL cannot parse, and showsql
+    failed on a query the model wrote correctly); the shown text runs as it is."""
+    make_profile(people, llm)
+    llm.script(Answer("SELECT p.name, EXTRACT(year FROM now()) - p.age AS born, "
+                      "position('o' IN p.name) AS o_at, trim(both ' ' FROM p.hometown) AS town "
+                      "FROM alice.people p ORDER BY p.id"))
+    sql = generate(people, "when was everyone born", action="showsql")
+    assert len(llm.requests) == 1                       # accepted as written, no repair round
+    assert "EXTRACT(YEAR FROM" in sql and "position('o' IN p.name)" in sql
+    rows = people.execute(sql).fetchall()
+    assert rows[0][0] == "John Smith" and rows[0][2] == 2
+
+
 def test_the_repair_round_gets_postgresqls_hint_and_the_question_again(people, llm):
     """What a small model needs to fix a misspelt column (issue 17): PostgreSQL's own hint
     names the column it meant, and the question is repeated after the failed query."""

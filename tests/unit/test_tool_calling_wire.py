@@ -103,6 +103,9 @@ def test_tools_are_offered_in_the_providers_format(provider):
     body = body_of(provider, req)
     assert body["tools"] == EXPECTED_TOOLS[wire]
     assert offered_tools(wire, body) == ["search_memories", "forget"]
+    # OpenAI's wire says tool_choice "auto" (its default) outright: llama-cpp-python's
+    # server takes a missing one as "none" (issue 17).
+    assert body.pop("tool_choice", None) == ("auto" if wire == "openai" else None)
     # Everything else is the body of the same request without tools.
     plain = body_of(provider, request([SYSTEM, QUESTION]))
     assert {k: v for k, v in body.items() if k != "tools"} == plain
@@ -185,7 +188,8 @@ def expected_follow_up(wire):
                      "function": {"name": c["name"], "arguments": a}} for c, a in zip(CALLS, args)]
     if wire == "openai":
         return [SYSTEM, QUESTION,
-                {"role": "assistant", "content": None, "tool_calls": fn_calls},
+                # "" and never null: llama-cpp-python's server refuses null (issue 17)
+                {"role": "assistant", "content": "", "tool_calls": fn_calls},
                 {"role": "tool", "tool_call_id": "c1", "content": RESULT1},
                 {"role": "tool", "tool_call_id": "c2", "content": RESULT2}]
     if wire == "cohere":

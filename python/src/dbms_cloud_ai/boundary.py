@@ -51,8 +51,10 @@ def sql_entry(func):
     """Decorate a function called from a PL/Python body.
 
     A DcaError becomes an error with its SQLSTATE, detail and hint.
-    PostgreSQL's own errors (plpy.SPIError, including query cancellation) pass
-    through untouched so they keep their SQLSTATE.  Anything else is a bug: it
+    PostgreSQL's own errors (plpy.SPIError, including query cancellation) keep
+    their SQLSTATE, message, detail and hint; raised again in our class, so the
+    client reads "dbms_cloud_ai: canceling statement due to statement timeout"
+    rather than PL/Python's "spiexceptions.QueryCanceled: ...".  Anything else is a bug: it
     is reported as XX000 with only the exception's type, since its text could
     carry request data.
     """
@@ -73,7 +75,13 @@ def sql_entry(func):
                     detail="The extension's functions wait at most lock_timeout (5s) for a lock.",
                     hint="Retry; an administrator finds the holder with pg_blocking_pids() "
                          "and pg_locks.")
-            raise
+            sqlstate = getattr(e, "sqlstate", None)
+            if not sqlstate:
+                raise
+            spidata = getattr(e, "spidata", None)   # (sqlstate, detail, hint, ...)
+            detail, hint = spidata[1:3] if isinstance(spidata, tuple) and len(spidata) > 2 \
+                else (None, None)
+            raise_sql_error(plpy, sqlstate, str(e.args[0] if e.args else e), detail, hint)
         except Exception as e:  # noqa: BLE001 - last line of defence
             raise_sql_error(plpy, "XX000", f"internal error in {func.__name__}",
                             detail=type(e).__name__, hint="Report this as a bug in dbms_cloud_ai.")

@@ -708,18 +708,35 @@ def _nodes(root):
                 stack.append(value)
 
 
+_SQL_SYNTAX = 3    # CoercionForm.COERCE_SQL_SYNTAX: EXTRACT(x FROM y), POSITION(a IN b), ...
+
+
 def _display(normalised: str) -> str:
     """The accepted query laid out for people: one clause per line, built-in
-    functions without their pg_catalog prefix (the normalised text keeps it)."""
+    functions without their pg_catalog prefix (the normalised text keeps it).
+
+    The printer writes EXTRACT(x FROM y) and POSITION(a IN b) in their SQL
+    syntax only for the qualified name; unqualified it writes extract('x', y),
+    which PostgreSQL cannot parse.  So the layout must parse again: if it does
+    not, those functions keep their prefix, and failing that the checked text
+    is shown."""
     try:
-        stmt = _parse(normalised, normalised)[0].stmt
-        for node in _nodes(stmt):
-            if isinstance(node, A.FuncCall) and len(node.funcname) == 2 \
-                    and node.funcname[0].sval == "pg_catalog":
-                node.funcname = node.funcname[1:]
-        return _e_strings(_pgstream.IndentedStream(comma_at_eoln=True)(stmt))
-    except Exception:  # layout is cosmetic: fall back to the checked text
-        return normalised
+        for keep_sql_syntax in (False, True):
+            stmt = _parse(normalised, normalised)[0].stmt
+            for node in _nodes(stmt):
+                if isinstance(node, A.FuncCall) and len(node.funcname) == 2 \
+                        and node.funcname[0].sval == "pg_catalog" \
+                        and not (keep_sql_syntax and node.funcformat == _SQL_SYNTAX):
+                    node.funcname = node.funcname[1:]
+            shown = _e_strings(_pgstream.IndentedStream(comma_at_eoln=True)(stmt))
+            try:
+                _parse(shown, shown)
+            except Exception:  # noqa: BLE001 - not valid SQL as laid out: try again
+                continue
+            return shown
+    except Exception:  # noqa: BLE001 - layout is cosmetic: fall back to the checked text
+        pass
+    return normalised
 
 
 def without_trailing_prose(text: str) -> str:
