@@ -552,8 +552,9 @@ class _DocumentErrors:
 
 
 # llama-cpp-python's server reports a request it cannot validate as HTTP 500
-# (type internal_server_error, pydantic's message): sending it again fails again.
-_VALIDATION_MESSAGE = re.compile(r"validation errors? for |'loc': \('body'|\"loc\": ?\[\"body\"")
+# (type internal_server_error, pydantic's message: "1 validation error:\n  {'type':
+# 'int_parsing', 'loc': ('body', 'max_tokens'), ...}"): sending it again fails again.
+_VALIDATION_MESSAGE = re.compile(r"\bvalidation errors?(?: for |:)|'loc': \('body'|\"loc\": ?\[\"body\"")
 
 
 def _blames_the_request(status, raw) -> bool:
