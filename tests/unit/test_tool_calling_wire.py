@@ -150,6 +150,17 @@ def test_text_that_comes_with_tool_calls(provider):
     assert c.tokens_estimated and c.input_tokens > 0 and c.output_tokens > 0
 
 
+def test_the_text_none_beside_tool_calls_is_no_text():
+    """llama-cpp-python's server (0.3.36, chatml-function-calling) writes content "None"
+    next to its tool calls (issue 17): that is no text, not the word None."""
+    req = request([QUESTION], tools=[SEARCH])
+    reply = render("openai", ToolCalls([{"id": "c", "name": "search_memories",
+                                         "arguments": {"query": "q"}}]), "m")
+    reply["choices"][0]["message"]["content"] = "None"
+    c = parse("openai", reply, req)
+    assert (c.text, [t["name"] for t in c.tool_calls]) == ("", ["search_memories"])
+
+
 @pytest.mark.parametrize("provider", CASES)
 def test_a_plain_answer_has_no_tool_calls(provider):
     req = request([QUESTION], tools=[SEARCH])

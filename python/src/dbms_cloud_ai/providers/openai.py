@@ -80,7 +80,8 @@ class OpenAI(Provider):
             raise self.bad("no choices[0].message.content") from None
         calls = parse_openai_tool_calls(message.get("tool_calls"))
         if calls:
-            text = text if isinstance(text, str) else ""
+            # llama-cpp-python's server writes the text "None" beside its tool calls
+            text = text if isinstance(text, str) and text != "None" else ""
         elif "content" not in message:
             raise self.bad("no choices[0].message.content")
         elif not isinstance(text, str):
