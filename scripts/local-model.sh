@@ -6,6 +6,7 @@
 #   scripts/local-model.sh install       build the server's venv and fetch the model (cached, idempotent)
 #   scripts/local-model.sh start [PORT]  install if needed, start detached, wait until it answers;
 #                                        prints "local-model: <model> at http://127.0.0.1:PORT"
+#                                        (on stdout; progress goes to stderr)
 #   scripts/local-model.sh stop          stop the server this script started
 #   scripts/local-model.sh status        exit 0 when it runs and answers (prints its model and url)
 #   scripts/local-model.sh model         the id the server serves (the request's "model")
@@ -32,7 +33,8 @@ PORTFILE="$RUN_DIR/server.port"
 LOG="$RUN_DIR/server.log"
 HOST=127.0.0.1   # never configurable: the server has no authentication
 
-say() { echo "local-model: $*"; }
+# Progress goes to stderr: stdout carries only what a caller reads (start's line, model, url).
+say() { echo "local-model: $*" >&2; }
 die() { echo "local-model: error: $1" >&2; [ -z "${2:-}" ] || echo "local-model: hint: $2" >&2; exit 1; }
 field() { "$PY" "$HELPER" field "$MODEL" "$1"; }
 now() { date +%s; }
@@ -65,7 +67,7 @@ install_venv() {
     say "server venv: pinned build tools (scikit-build-core)"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: \
         -r "$HERE/build-requirements.txt"
-    say "server venv: llama-cpp-python 0.3.36 compiles llama.cpp: about 12 minutes on 2 cores ($jobs here; log $CACHE/build.log)"
+    say "server venv: llama-cpp-python 0.3.36 compiles llama.cpp: about 20 minutes on 2 cores ($jobs here; log $CACHE/build.log)"
     # --no-build-isolation: the build tools are the pinned ones just installed, not
     # whatever pip would fetch unhashed into an isolated build environment.
     if ! CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$VENV/bin/pip" install --disable-pip-version-check \
@@ -95,6 +97,9 @@ install_model() {
 install() {
     local t0; t0=$(now)
     mkdir -p "$CACHE"
+    [ -w "$CACHE" ] || die "the cache $CACHE is not writable by $(id -un)" "set DCA_MODEL_CACHE to a directory of yours"
+    "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+        || die "$PY is older than 3.11; the venv's pins are resolved for 3.11+" "set LOCAL_MODEL_PYTHON to python3.11 or later"
     say "install into $CACHE (model $(field name))"
     install_model
     install_venv
@@ -121,7 +126,7 @@ start() {
         local cur; cur="$(current_port)"
         [ "$cur" = "$port" ] || die "the local model already runs on port $cur (pid $pid), not $port" \
             "scripts/local-model.sh stop first, or use port $cur"
-        say "$(field served_id) at $(base_url "$port")"
+        echo "local-model: $(field served_id) at $(base_url "$port")"
         return
     fi
     venv_ok && "$PY" "$HELPER" cached "$CACHE" "$MODEL" || install
@@ -151,7 +156,7 @@ start() {
             "see the log; a port in use or too little memory are the usual causes"
     fi
     say "server up in $(( $(now) - t0 )) s (pid $pid, log $LOG)"
-    say "$(field served_id) at $(base_url "$port")"
+    echo "local-model: $(field served_id) at $(base_url "$port")"
 }
 
 stop() {
@@ -176,7 +181,7 @@ status() {
     local served
     served="$("$PY" "$HELPER" served "$(base_url "$port")")" \
         || { say "pid $pid runs but does not answer on $(base_url "$port") yet"; return 1; }
-    say "$served at $(base_url "$port") (pid $pid)"
+    echo "local-model: $served at $(base_url "$port") (pid $pid)"
 }
 
 cmd="${1:-}"

@@ -33,7 +33,7 @@ BLOCK = 1 << 20
 
 
 def say(msg):
-    print(f"local-model: {msg}", flush=True)
+    print(f"local-model: {msg}", file=sys.stderr, flush=True)
 
 
 def fail(msg, hint=None):
@@ -102,7 +102,7 @@ def fetch(cache, name, pin, pip):
         try:
             cmd = pip + ["download", "--quiet", "--no-deps", "--only-binary=:all:", "--require-hashes",
                          "--dest", downloads, "-r", req.name]
-            if subprocess.call(cmd) != 0:
+            if subprocess.call(cmd, stdout=sys.stderr) != 0:
                 fail(f"pip download of the {name} wheels failed",
                      "check that PyPI is reachable (pip config), then run the same command again")
         finally:
