@@ -137,11 +137,16 @@ start() {
     local threads="${LOCAL_MODEL_THREADS:-$(nproc 2>/dev/null || echo 2)}"
     local ctx="${LOCAL_MODEL_CTX:-$(field n_ctx)}"
     local t0; t0=$(now)
+    # "gguf": the chat template the model file carries (llama-cpp-python's
+    # chatml-function-calling format HTML-escapes every message: a quote reaches the
+    # model as &#34;, which garbles SQL and JSON; docs/local-model.md).
+    local fmt; fmt="$(field chat_format)"
+    local fmt_args=(); [ "$fmt" = gguf ] || fmt_args=(--chat_format "$fmt")
     # setsid + nohup: the server outlives the calling shell and its terminal.
     setsid nohup "$VENV/bin/python" -m llama_cpp.server \
         --model "$CACHE/models/$(field file)" --model_alias "$(field served_id)" \
         --host "$HOST" --port "$port" --n_ctx "$ctx" --n_threads "$threads" --n_threads_batch "$threads" \
-        --chat_format "$(field chat_format)" \
+        "${fmt_args[@]}" \
         >>"$LOG" 2>&1 </dev/null &
     pid=$!
     echo "$pid" >"$PIDFILE"

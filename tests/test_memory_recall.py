@@ -319,6 +319,50 @@ def test_a_model_that_keeps_calling_tools_is_cut_off_after_three_rounds(alice, m
 
 
 
+# Seen with a small model behind llama-cpp-python (issue 17): offered the tool, it
+# neither answers nor calls it.  The user gets an answer, asked for without tools.
+def test_an_empty_reply_to_the_tool_offer_is_asked_again_without_tools(alice, mem, alice_facts):
+    cid = conversation(alice, "new")
+    say(alice, "what colour for the kitchen", cid)
+    mem.responder = lambda wire, body: Answer("" if offered_tools(wire, body) else "blue")
+    n = len(mem.requests)
+    assert say(alice, "and for the hall", cid) == "blue"
+    reqs = mem.requests[n:]
+    assert [offered_tools(r.wire, r.json) for r in reqs] == [["search_memories"], []]
+    assert reqs[1].json["messages"][-1] == {"role": "user", "content": "and for the hall"}
+    assert not any(m["role"] == "system" and "Results of searching" in m["content"]
+                   for m in reqs[1].json["messages"])          # nothing was searched
+    assert prompts(alice, cid)[-1] == ("and for the hall", "blue")
+
+
+# Open models behind llama.cpp's servers without a tool-call parser write the call as
+# their answer's text (Qwen's template: <tool_call>{...}</tool_call>).
+@pytest.mark.parametrize("written", [
+    '<tool_call>\n{"name": "search_memories", "arguments": {"query": "colour"}}\n</tool_call>',
+    '{"name": "search_memories", "arguments": {"query": "colour"}}'])
+def test_a_tool_call_written_as_text_is_a_tool_call(alice, mem, alice_facts, written):
+    cid = conversation(alice, "new")
+    say(alice, "what colour for the kitchen", cid)
+    answers = iter([Answer(written), Answer("green, as you like")])
+    mem.responder = lambda wire, body: next(answers)
+    assert say(alice, "and for the hall", cid) == "green, as you like"
+    followup = mem.requests[-1]
+    assert returned_facts(only_result(followup)["content"]) == [GREEN]
+    assert [c["model"] for c in calls(alice, "tool")] == ["search_memories"]
+
+
+def test_text_that_only_looks_like_a_tool_call_stays_the_answer(alice, mem, alice_facts):
+    cid = conversation(alice, "new")
+    say(alice, "what colour for the kitchen", cid)
+    for text in ('{"name": "drop_table", "arguments": {}}',                 # not offered
+                 'Sure: <tool_call>{"name": "search_memories"}</tool_call>',  # more than a call
+                 '{"name": "search_memories", "arguments": {}, "x": 1}'):    # not a call's shape
+        with case(text):
+            mem.responder = lambda wire, body, t=text: Answer(t)
+            assert say(alice, "and for the hall", cid) == text
+    assert calls(alice, "tool") == []
+
+
 def test_slow_tool_rounds_end_in_a_provider_timeout_within_statement_timeout(alice, mem, alice_facts):
     """Each round gets only what is left of statement_timeout (model/timing.py): three
     rounds of 0.8 s under a 2 s statement_timeout stop with LL001 before

@@ -22,8 +22,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LOCAL_MODEL = ROOT / "scripts" / "local-model.sh"
-# A small model on two cores takes seconds to minutes per answer.
-TIMEOUT = os.environ.get("REAL_STATEMENT_TIMEOUT", "600s")
+# A small model on two cores takes seconds to minutes per answer (300s is the most
+# dbms_cloud_ai.max_statement_timeout allows by default).
+TIMEOUT = os.environ.get("REAL_STATEMENT_TIMEOUT", "300s")   # max_statement_timeout
 
 
 @dataclass

@@ -68,9 +68,10 @@ def test_summarize_and_translate(real):
             "site is easy to reach by train and by bus. Construction starts in spring and "
             "should take eighteen months. The old library will stay open until then. The "
             "mayor said the project is the largest public building in the town for fifty years.")
-    summary = real.execute("select dbms_cloud_ai.summarize(content => %s, profile_name => 'P')",
-                           (text,)).fetchone()[0]
-    assert 0 < len(summary) < len(text) and "library" in summary.lower()
+    summary = real.execute("select dbms_cloud_ai.summarize(content => %s, profile_name => 'P', "
+                           "params => '{\"max_words\": 30}')", (text,)).fetchone()[0]
+    # Shorter than the text (72 words); a small model overshoots a word limit somewhat.
+    assert 0 < len(summary.split()) < 60 and "library" in summary.lower()
     french = real.execute("select dbms_cloud_ai.translate(text => 'Good morning, my friend.', "
                           "profile_name => 'P', target_language => 'fr')").fetchone()[0]
     assert "bonjour" in french.lower()
@@ -93,7 +94,8 @@ def test_condensed_history_keeps_a_fact_out_of_the_window(real):
         {"title": "condensed", "conversation_length": 1, "summarize_history": True}),)).fetchone()[0]
     say(real, "My favourite fruit is mango. Reply with OK.", cid)
     say(real, "I work as a pilot. Reply with OK.", cid)
-    answer = say(real, "What is my favourite fruit?", cid)
+    answer = say(real, "Earlier in this conversation I told you my favourite fruit. Which fruit "
+                       "was it?", cid)
     [summary] = real.execute("select summary from dbms_cloud_ai.user_cloud_ai_conversation_summaries "
                              "where conversation_id = %s", (cid,)).fetchone()
     assert "mango" in summary.lower()

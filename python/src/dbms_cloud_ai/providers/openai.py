@@ -4,6 +4,7 @@ Hugging Face's router, and any OpenAI-compatible server (Ollama, vLLM, LM Studio
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import quote
 
 from ..errors import InvalidParameter
@@ -79,6 +80,9 @@ class OpenAI(Provider):
         except (KeyError, IndexError, TypeError, AttributeError):
             raise self.bad("no choices[0].message.content") from None
         calls = parse_openai_tool_calls(message.get("tool_calls"))
+        if not calls and req.tools and isinstance(text, str):
+            calls = tool_calls_in_text(text, req.tools)
+            text = "" if calls else text
         if calls:
             # llama-cpp-python's server writes the text "None" beside its tool calls
             text = text if isinstance(text, str) and text != "None" else ""
@@ -143,6 +147,39 @@ def openai_message(m: dict) -> dict:
         return {"role": "assistant", "content": m.get("content") or "",
                 "tool_calls": [openai_tool_call(c) for c in m["tool_calls"]]}
     return m
+
+
+_TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+
+
+def tool_calls_in_text(text: str, tools: list[dict]) -> list[dict]:
+    """Tool calls an open model wrote as its whole answer's text instead of in
+    ``tool_calls`` (Qwen and Hermes templates: ``<tool_call>{"name": ...,
+    "arguments": {...}}</tool_call>``, or that JSON object alone), as llama.cpp's
+    servers return them without a tool-call parser.  Only when the text is
+    nothing else and every call names an offered tool; otherwise it is text."""
+    body = text.strip()
+    blocks = _TOOL_CALL_TAG.findall(body)
+    if blocks:
+        if _TOOL_CALL_TAG.sub("", body).strip():
+            return []
+    elif body.startswith("{") and body.endswith("}"):
+        blocks = [body]
+    else:
+        return []
+    offered = {tool_declaration(t)[0] for t in tools}
+    calls = []
+    for i, block in enumerate(blocks):
+        try:
+            call = json.loads(block)
+        except ValueError:
+            return []
+        if not isinstance(call, dict) or set(call) - {"name", "arguments"} \
+                or call.get("name") not in offered:
+            return []
+        calls.append({"id": f"call_{i}", "name": call["name"],
+                      "arguments": tool_arguments(call.get("arguments"))})
+    return calls
 
 
 def parse_openai_tool_calls(raw) -> list[dict]:
