@@ -4,7 +4,7 @@ examples, condensed history, long-term memory and its search tool round.
 
 Each assertion is a property any competent model meets at temperature 0: a
 query result equal to the ground truth, a fact said earlier recalled, a
-translation in the target language.  See tests/real/conftest.py.
+translation in the target language.  The fixtures: tests/real/real_fixtures.py.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 import pytest
 from helpers import generate
 from memory_helpers import conversation, enable, memories, promote, say
+from real_fixtures import local_model, real, sh  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.real
 

@@ -1,4 +1,7 @@
-"""The real-model tier (issue 17): the extension against a real model server.
+"""Fixtures of the real-model tier (issue 17): the extension against a real model server.
+
+(Not a conftest.py: the suite imports its root conftest by name, and a second module of
+that name would shadow it.)
 
 `make test-real` starts the project's local model server (scripts/local-model.sh)
 and runs the tests marked ``real``; LOCAL_MODEL_URL and LOCAL_MODEL_NAME point
