@@ -569,6 +569,23 @@ def test_unknown_names_are_mistakes_that_get_a_repair_round(people, llm):
             assert bad in llm.requests[1].json["messages"][-1]["content"]
 
 
+def test_a_table_outside_the_search_path_without_its_schema_gets_a_repair_round(db, people, llm):
+    """FROM pets, where pets exists only in a schema the caller's search_path does not
+    reach, names nothing the caller could read that way: a small model's slip (it left out
+    the schema), repaired, not refused (issue 17)."""
+    db.admin.execute("create table bob.pets (id int)")
+    make_profile(people, llm, object_list=[{"owner": "alice", "name": "people"}])
+    llm.script(Answer("SELECT count(*) AS n FROM pets"), Answer(PEOPLE_COUNT))
+    assert '"People Count" : 5' in generate(people, "how many people", action="runsql")
+    assert len(llm.requests) == 2
+    # Qualified, the same table is a refusal, as before.
+    llm.reset()
+    llm.script(Answer("SELECT count(*) AS n FROM bob.pets"), Answer(PEOPLE_COUNT))
+    with raises("42501"):
+        generate(people, "how many people", action="runsql")
+    assert len(llm.requests) == 1
+
+
 # --- 6. enforce_object_list --------------------------------------------------------------------
 
 def test_enforce_object_list(people, llm):

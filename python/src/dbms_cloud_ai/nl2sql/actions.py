@@ -190,7 +190,7 @@ def accept(plpy, sql: str, prompt: Prompt, attrs: dict, search_path: list[str],
             checked = sqlguard.check(text, allowed_objects=allowed, search_path=search_path,
                                      fold=fold)
         except sqlguard.NotAllowed as e:
-            if _exists(plpy, e):
+            if _exists(plpy, e, search_path):
                 raise
             first_error = first_error or e
         except InsufficientPrivilege:
@@ -209,15 +209,22 @@ def accept(plpy, sql: str, prompt: Prompt, attrs: dict, search_path: list[str],
 _BUILTIN = """select exists (select from pg_catalog.pg_proc p
                              where p.proname = $1
                                and p.pronamespace = 'pg_catalog'::pg_catalog.regnamespace) as x"""
+# An unqualified name exists only if the caller's search_path finds it: a small
+# model that leaves out the schema (FROM customers for sh.customers) made a
+# mistake to repair, not a request for a table it may not read.
 _RELATION = """select exists (select from pg_catalog.pg_class c
                                join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-                              where c.relname = $2 and ($1::text is null or n.nspname = $1)) as x"""
+                              where c.relname = $2
+                                and case when $1::text is null
+                                         then n.nspname = any ($3::text[] || 'pg_catalog'::text)
+                                         else n.nspname = $1 end) as x"""
 
 
-def _exists(plpy, e: sqlguard.NotAllowed) -> bool:
+def _exists(plpy, e: sqlguard.NotAllowed, search_path: list[str]) -> bool:
     if e.kind == "function":
         return db.one(plpy, _BUILTIN, ("text",), (e.name,))["x"]
-    return db.one(plpy, _RELATION, ("text", "text"), (e.schema, e.name))["x"]
+    return db.one(plpy, _RELATION, ("text", "text", "text[]"),
+                  (e.schema, e.name, list(search_path)))["x"]
 
 
 class _Undo(Exception):
