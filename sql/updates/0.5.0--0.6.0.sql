@@ -1,4 +1,4 @@
--- Migration 0.4.0 -> 0.5.0: table changes only ("-- include schema/…" splices a
+-- Migration 0.5.0 -> 0.6.0: table changes only ("-- include schema/…" splices a
 -- schema file in whole); build.py appends the whole api part (functions, views,
 -- grants) with CREATE OR REPLACE.  New columns go at the end of their table here
 -- and in sql/schema, so a fresh install and an updated one end with identical
