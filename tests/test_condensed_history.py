@@ -35,13 +35,15 @@ def is_summary(body) -> bool:
 
 def previous_summary(body) -> str | None:
     text = body["messages"][1]["content"]
-    prev = text.split("Summary so far:\n", 1)[1].split("\n\nExchanges to add", 1)[0]
-    return None if prev == "(none yet)" else prev
+    if not text.startswith("Summary so far:\n"):     # the first summary
+        return None
+    return text.split("Summary so far:\n", 1)[1].split("\n\nExchanges to add", 1)[0]
 
 
 def folded(body) -> list[str]:
     """The questions a summary request asks to add, oldest first."""
-    return USER_LINE.findall(body["messages"][1]["content"].split("Exchanges to add, oldest first:\n", 1)[1])
+    text = body["messages"][1]["content"]
+    return USER_LINE.findall(re.split(r"Exchanges to (?:add|summarise), oldest first:\n", text, maxsplit=1)[1])
 
 
 def respond(wire, body):
@@ -136,8 +138,8 @@ def test_summary_rolls_forward_at_the_window_edge(alice, fake):
     s, a = fake.requests[n].json, fake.requests[n + 1].json
     assert s["messages"] == [
         {"role": "system", "content": summaries._SYSTEM.format(max_tokens=500)},
-        {"role": "user", "content": "Summary so far:\n(none yet)\n\nExchanges to add, oldest first:\n"
-                                    "User: q1\nAssistant: re: q1"}]
+        {"role": "user", "content": "Exchanges to summarise, oldest first:\nUser: q1\nAssistant: re: q1"
+                                    "\n\nReply with the summary of these exchanges alone."}]
     assert s["max_tokens"] == 500
     assert a["messages"] == [summary_msg("q1")] + pairs("q2", "q3", "q4") + user("q5")
     ids = prompt_ids(alice, cid)
@@ -201,7 +203,8 @@ def test_system_instructions_come_first_and_nl2sql_sends_summary_before_the_wind
     alice.execute("set statement_timeout = '20s'")
     assert chat(alice, "names of items", cid, action="showsql") == SHOWN_SQL
     msgs = fake.requests[-1].json["messages"]
-    assert summary_requests(fake, n + 2)[0]["messages"][1]["content"].endswith("User: q2\nAssistant: re: q2")
+    assert summary_requests(fake, n + 2)[0]["messages"][1]["content"].endswith(
+        "User: q2\nAssistant: re: q2\n\nReply with the updated summary alone.")
     assert [m["role"] for m in msgs] == ["system", "system", "system", "system", "user", "assistant", "user"]
     assert msgs[0]["content"] == "You are terse."
     assert msgs[2]["content"].startswith("CREATE TABLE alice.items (")

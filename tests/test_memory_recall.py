@@ -336,10 +336,12 @@ def test_an_empty_reply_to_the_tool_offer_is_asked_again_without_tools(alice, me
 
 
 # Open models behind llama.cpp's servers without a tool-call parser write the call as
-# their answer's text (Qwen's template: <tool_call>{...}</tool_call>).
+# their answer's text (Qwen's template: <tool_call>{...}</tool_call>; Qwen2.5-Coder: a
+# ```json fence).
 @pytest.mark.parametrize("written", [
     '<tool_call>\n{"name": "search_memories", "arguments": {"query": "colour"}}\n</tool_call>',
-    '{"name": "search_memories", "arguments": {"query": "colour"}}'])
+    '{"name": "search_memories", "arguments": {"query": "colour"}}',
+    '```json\n{\n  "name": "search_memories",\n  "arguments": {\n    "query": "colour"\n  }\n}\n```'])
 def test_a_tool_call_written_as_text_is_a_tool_call(alice, mem, alice_facts, written):
     cid = conversation(alice, "new")
     say(alice, "what colour for the kitchen", cid)
@@ -356,7 +358,8 @@ def test_text_that_only_looks_like_a_tool_call_stays_the_answer(alice, mem, alic
     say(alice, "what colour for the kitchen", cid)
     for text in ('{"name": "drop_table", "arguments": {}}',                 # not offered
                  'Sure: <tool_call>{"name": "search_memories"}</tool_call>',  # more than a call
-                 '{"name": "search_memories", "arguments": {}, "x": 1}'):    # not a call's shape
+                 '{"name": "search_memories", "arguments": {}, "x": 1}',     # not a call's shape
+                 'Try:\n```json\n{"name": "search_memories", "arguments": {}}\n```'):  # more than a call
         with case(text):
             mem.responder = lambda wire, body, t=text: Answer(t)
             assert say(alice, "and for the hall", cid) == text

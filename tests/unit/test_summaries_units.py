@@ -49,11 +49,16 @@ def test_the_request_is_bounded_and_says_when_prompts_were_left_out():
     user = msgs[1]["content"]
     assert summaries._GAP in user
     assert user.count("z") == 2 * summaries.MAX_TURN_CHARS
-    assert user.count("w") == 100 * summaries.CHARS_PER_TOKEN   # an oversized previous summary is cut
+    cut = "w" * (100 * summaries.CHARS_PER_TOKEN)   # an oversized previous summary is cut
+    assert cut + " [...]" in user and cut + "w" not in user
     assert len(user) < 2 * summaries.MAX_TURN_CHARS + 100 * summaries.CHARS_PER_TOKEN + 400
     msgs = summaries.request(None, [{"seq": 1, "prompt": "q", "prompt_response": "a"}], False, 500)
-    assert msgs[1]["content"] == ("Summary so far:\n(none yet)\n\nExchanges to add, oldest first:\n"
-                                  "User: q\nAssistant: a")
+    # The first summary has no "summary so far" at all (a small model copies a placeholder).
+    assert msgs[1]["content"] == ("Exchanges to summarise, oldest first:\nUser: q\nAssistant: a"
+                                  "\n\nReply with the summary of these exchanges alone.")
+    msgs = summaries.request("s", [{"seq": 2, "prompt": "q", "prompt_response": "a"}], False, 500)
+    assert msgs[1]["content"] == ("Summary so far:\ns\n\nExchanges to add, oldest first:\n"
+                                  "User: q\nAssistant: a\n\nReply with the updated summary alone.")
 
 
 def test_the_summary_message_is_labelled_and_first():

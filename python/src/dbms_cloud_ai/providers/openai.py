@@ -151,15 +151,20 @@ def openai_message(m: dict) -> dict:
 
 
 _TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.S)
 
 
 def tool_calls_in_text(text: str, tools: list[dict]) -> list[dict]:
     """Tool calls an open model wrote as its whole answer's text instead of in
     ``tool_calls`` (Qwen and Hermes templates: ``<tool_call>{"name": ...,
-    "arguments": {...}}</tool_call>``, or that JSON object alone), as llama.cpp's
-    servers return them without a tool-call parser.  Only when the text is
-    nothing else and every call names an offered tool; otherwise it is text."""
+    "arguments": {...}}</tool_call>``, or that JSON object alone, or in a ```json
+    fence as Qwen2.5-Coder writes it), as llama.cpp's servers return them without a
+    tool-call parser.  Only when the text is nothing else and every call names an
+    offered tool; otherwise it is text."""
     body = text.strip()
+    fenced = _FENCED.fullmatch(body)
+    if fenced:
+        body = fenced.group(1)
     blocks = _TOOL_CALL_TAG.findall(body)
     if blocks:
         if _TOOL_CALL_TAG.sub("", body).strip():
