@@ -260,6 +260,10 @@ def test_another_roles_or_subjects_embedded_memory_is_never_returned(db, alice, 
         assert returned_facts(only_result(followup)["content"]) == [mine]
         assert len(inputs(dog, n)) == 2
 
+    # Row-level security: a role reads only the vectors of the memories it holds.
+    assert bob.execute("select fact from dbms_cloud_ai._memory where embedding is not null"
+                       ).fetchall() == [(REX_FACT,)]
+
     # Another visitor of the same gateway role has no embedded memory: nothing is embedded.
     end_user(gw, "visitor-2")
     n = len(dog.requests)

@@ -394,7 +394,7 @@ _EMBEDDED = """
 
 
 def embed_facts(plpy, ctx, attrs, job, conversation_id, accepted) -> dict:
-    """{fact_key: unit vector} of the facts that have none of the profile's
+    """{fact_key: embeddings.Vector} of the facts that have none of the profile's
     embedding_model yet: one request each, before the subject is locked (in
     run_memory_jobs each request commits first).  A failed request leaves its
     fact out (stored without a vector); a cancel ends the job as any error."""
