@@ -63,6 +63,8 @@ create table dbms_cloud_ai._memory
 , source_prompt_ids      uuid[] not null -- every message that stated it (duplicates add theirs): erasure removes them all
 , created                timestamptz not null default pg_catalog.now()
 , fact_tsv               tsvector generated always as (pg_catalog.to_tsvector('pg_catalog.simple'::regconfig, fact)) stored
+, embedding              float4[]        -- the fact's, unit length; NULL without embedding_model (0.6.0)
+, embedding_model        text            -- the profile's embedding_model that made it
 , unique (organization, subject, owner, fact_key)
 );
 comment on table dbms_cloud_ai._memory is 'durable facts about an end user, with their provenance';

@@ -4,3 +4,8 @@
 -- and in sql/schema, so a fresh install and an updated one end with identical
 -- catalogs (tests/test_upgrade.py).  Anything that creates a table goes above
 -- an include of 098-table-owner.sql; only files that create no table (099) follow it.
+
+-- Memories found by meaning (issue 17): the fact's embedding when the job's
+-- profile has an embedding_model.
+alter table dbms_cloud_ai._memory add column embedding float4[];
+alter table dbms_cloud_ai._memory add column embedding_model text;

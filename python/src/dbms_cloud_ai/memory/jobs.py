@@ -16,6 +16,14 @@ of this conversation (by its id) and quote the words that state it.  Facts that
 do not are rejected; a reply that is not the expected JSON fails the job and
 stores nothing.  Facts are written in one statement with the subject's cap
 enforced in the same transaction (the oldest go first).
+
+When the profile has an ``embedding_model`` its provider can use, each new
+fact is embedded once before it is written (one request each, accounted with
+purpose 'embedding'), so that recall finds it by meaning too (recall.py).  A
+failed embedding request does not fail the job: the fact is stored without a
+vector (found by words, as without embedding_model) and the failure is in the
+calls accounting.  Retrying the job would pay the extraction again for a fact
+it already has; a later job that extracts the same fact embeds it then.
 """
 
 from __future__ import annotations
@@ -25,8 +33,14 @@ import json
 import re
 
 from .. import acl, db, jsontext, profiles, providers, scheduling, writer
-from ..errors import DcaError, InvalidParameter, InvalidTransactionTermination, TokenBudgetExceeded
-from ..model import accounting, budget, detached, llm
+from ..errors import (
+    CallInterrupted,
+    DcaError,
+    InvalidParameter,
+    InvalidTransactionTermination,
+    TokenBudgetExceeded,
+)
+from ..model import accounting, budget, detached, embeddings, llm
 from . import identity
 from .recall import lock_subject
 
@@ -251,8 +265,9 @@ def run(plpy, conversation_id: str, token: str) -> str:
         counts["proposed"] += len(proposed)
         counts["rejected"] += rejected
         if accepted:
-            for k, v in store(plpy, {**job, "subject": subject}, conversation_id,
-                              accepted).items():
+            owned = {**job, "subject": subject}
+            vectors = embed_facts(plpy, ctx, attrs, owned, conversation_id, accepted)
+            for k, v in store(plpy, owned, conversation_id, accepted, vectors).items():
                 counts[k] += v
     reason = "stored" if counts["stored"] else ("duplicates" if counts["duplicate"]
                                                 else "no_facts")
@@ -371,23 +386,62 @@ def validate(proposed: list, rows) -> tuple[list[dict], int]:
     return accepted, rejected + max(0, len(proposed) - MAX_FACTS)
 
 
+# The facts already stored with a vector of this model: not embedded again.
+_EMBEDDED = """
+    select m.fact_key from dbms_cloud_ai._memory m
+     where m.organization = $1 and m.subject = $2 and m.owner = current_user
+       and m.fact_key = any ($3::text[]) and m.embedding_model = $4"""
+
+
+def embed_facts(plpy, ctx, attrs, job, conversation_id, accepted) -> dict:
+    """{fact_key: embeddings.Vector} of the facts that have none of the profile's
+    embedding_model yet: one request each, before the subject is locked (in
+    run_memory_jobs each request commits first).  A failed request leaves its
+    fact out (stored without a vector); a cancel ends the job as any error."""
+    model = embeddings.model_of(attrs)
+    if not model or not embeddings.supported(attrs):
+        return {}
+    facts = {f["key"]: f["fact"] for f in accepted}
+    have = {r["fact_key"] for r in db.query(plpy, _EMBEDDED, ("text", "text", "text[]", "text"),
+                                             (job["organization"], job["subject"],
+                                              list(facts), model))}
+    vectors = {}
+    with accounting.turn(plpy, ctx, ctx.profile.name, "memory") as turn:
+        turn.conversation_id = conversation_id
+        for key, fact in facts.items():
+            if key in have:
+                continue
+            try:
+                vectors[key] = embeddings.embed(plpy, attrs, fact, ctx)
+            except CallInterrupted:
+                raise
+            except DcaError:     # recorded as a failed call (llm.send), or none was sent (budget)
+                continue
+    return vectors
+
+
 # A fact is written only while the message it cites is there (an erasure that
-# committed while the model was answering took it); a duplicate adds its source.
+# committed while the model was answering took it); a duplicate adds its source,
+# and its vector when it had none of this model.
 _STORE = """
     with new as (
         insert into dbms_cloud_ai._memory as m
                (memory_id, organization, subject, fact, fact_key, source_conversation_id,
-                source_prompt_id, source_prompt_ids)
+                source_prompt_id, source_prompt_ids, embedding, embedding_model)
         select pg_catalog.gen_random_uuid(), $1, $2, f.fact, f.key, $3::uuid, f.source::uuid,
-               array[f.source::uuid]
-          from pg_catalog.json_to_recordset($4::json) as f(fact text, key text, source text)
+               array[f.source::uuid], f.embedding, f.embedding_model
+          from pg_catalog.json_to_recordset($4::json)
+               as f(fact text, key text, source text, embedding float4[], embedding_model text)
          where exists (select from dbms_cloud_ai._conversation_prompt p
                         where p.conversation_id = $3::uuid
                           and p.conversation_prompt_id = f.source::uuid)
         on conflict (organization, subject, owner, fact_key) do update
            set source_prompt_ids = case
                    when excluded.source_prompt_id = any (m.source_prompt_ids) then m.source_prompt_ids
-                   else m.source_prompt_ids operator(pg_catalog.||) excluded.source_prompt_id end
+                   else m.source_prompt_ids operator(pg_catalog.||) excluded.source_prompt_id end,
+               embedding = coalesce(excluded.embedding, m.embedding),
+               embedding_model = case when excluded.embedding is null then m.embedding_model
+                                      else excluded.embedding_model end
         returning (xmax = 0) as inserted)
     select (select pg_catalog.count(*) from new where inserted)::int as stored,
            (select pg_catalog.count(*) from new where not inserted)::int as duplicate"""
@@ -401,11 +455,14 @@ _EVICT = """
     select pg_catalog.count(*)::int as evicted from old"""
 
 
-def store(plpy, job, conversation_id, accepted) -> dict:
-    """Write the facts and evict beyond the cap, in this transaction, one
-    writer per subject at a time."""
+def store(plpy, job, conversation_id, accepted, vectors=None) -> dict:
+    """Write the facts (with their ``vectors``, embed_facts) and evict beyond
+    the cap, in this transaction, one writer per subject at a time."""
     lock_subject(plpy, job["organization"], job["subject"])
-    unique = list({f["key"]: f for f in accepted}.values())
+    vectors = vectors or {}
+    unique = [{**f, "embedding": v.values if v else None, "embedding_model": v.model if v else None}
+              for f in {f["key"]: f for f in accepted}.values()
+              for v in (vectors.get(f["key"]),)]
     written = writer.one(plpy, _STORE, ("text", "text", "text", "text"),
                          (job["organization"], job["subject"], conversation_id, json.dumps(unique)))
     evicted = writer.one(plpy, _EVICT, ("text", "text", "int4"),

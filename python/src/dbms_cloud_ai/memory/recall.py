@@ -9,6 +9,13 @@ the organization's switch on, gets the subject's memories in two ways:
 * later turns: a ``search_memories`` tool in the provider's tool-calling
   format; the model asks, this module searches, the model answers.
 
+Memories are found by words (full text), and also by meaning when the
+profile has an ``embedding_model`` and the subject has memories embedded with
+it (promotion embeds each fact it stores, memory/jobs.py): the question, or
+the tool's query, is then embedded once, and memories at a cosine similarity
+of at least ``embeddings.MIN_COSINE`` come first, most similar first, then
+those that share a word with it.  Otherwise no embedding request is made.
+
 Every search is bound to the session's (organization, subject) and the calling
 role: whatever arguments a model sends, it only ever searches those.
 """
@@ -23,7 +30,7 @@ import time
 from .. import acl, db, writer
 from ..conversations import store as conversations
 from ..errors import UndefinedObject
-from ..model import accounting, llm
+from ..model import accounting, embeddings, llm
 from . import identity
 from .identity import Identity
 
@@ -101,22 +108,79 @@ _RECALL = """
      limit $3"""
 _TYPES = ("text", "text", "int4", "text")
 
+_HAS_EMBEDDED = """
+    select exists (select from dbms_cloud_ai._memory m
+                    where m.organization = $1 and m.subject = $2 and m.owner = current_user
+                      and m.embedding_model = $3) as x"""
+# By meaning and words, as nl2sql/examples.py: the memories embedded with the
+# profile's model get their cosine similarity with the question's vector ($5,
+# unit length); those at MIN_COSINE ($7) or more come first, most similar
+# first, then the others by words as in _RECALL / _SEARCH; $8: every memory
+# (recall, the newest last) or only matches (the tool).  ``rank`` is what the
+# memory was chosen by (a cosine, or ts_rank), recorded as its similarity.
+_BY_MEANING = f"""
+    select m.memory_id::text as memory_id, m.fact, m.created,
+           coalesce(s.meaning, w.rank) as rank
+      from pg_catalog.to_tsquery('pg_catalog.simple', nullif($4, '')) as q(q),
+           dbms_cloud_ai._memory m,
+           lateral (select case when $4 = '' then 0
+                                else pg_catalog.ts_rank(m.fact_tsv, q.q) end::float8 as rank) w,
+           lateral (select case when c.cosine >= $7 then c.cosine end as meaning
+                      from (select case when m.embedding_model = $6
+                                        then {embeddings.cosine_sql("m.embedding", "$5::float4[]")}
+                                   end as cosine) c) s
+     where m.organization = $1 and m.subject = $2 and m.owner = current_user
+       and ($8 or s.meaning is not null or m.fact_tsv operator(pg_catalog.@@) q.q)
+     order by s.meaning desc nulls last, w.rank desc, m.seq desc
+     limit $3"""
+_MEANING_TYPES = _TYPES + ("float4[]", "text", "float8", "bool")
 
-def search(plpy, ident: Identity, query: str, limit: int) -> list[dict]:
-    """The subject's memories matching any word of ``query`` (the newest when
-    it has none)."""
+
+def _vector(plpy, ident: Identity, attrs: dict | None, text: str, ctx):
+    """The embedding of ``text`` (a request, accounted as purpose 'embedding')
+    when the profile has an embedding_model its provider can use and the subject
+    has memories embedded with that model; else None, and nothing is asked."""
+    model = embeddings.model_of(attrs or {})
+    if not model or not embeddings.supported(attrs) or not db.one(
+            plpy, _HAS_EMBEDDED, ("text", "text", "text"),
+            (ident.organization, ident.subject, model))["x"]:
+        return None
+    return embeddings.embed(plpy, attrs, text, ctx)
+
+
+def _by_meaning(plpy, ident: Identity, vector, limit: int, q: str, everything: bool):
+    return db.query(plpy, _BY_MEANING, _MEANING_TYPES,
+                    (ident.organization, ident.subject, limit, q, vector.values, vector.model,
+                     embeddings.MIN_COSINE, everything))
+
+
+def search(plpy, ident: Identity, query: str, limit: int, attrs: dict | None = None,
+           ctx=None) -> list[dict]:
+    """The subject's memories matching any word of ``query``, or close to it in
+    meaning (``attrs``: the profile's, for its embedding_model); the newest
+    when it has no word."""
     q = _tsquery(query)
+    vector = _vector(plpy, ident, attrs, query, ctx) if q else None
+    if vector is not None:
+        return list(_by_meaning(plpy, ident, vector, limit, q, False))
     sql = _SEARCH if q else _RECENT
     return list(db.query(plpy, sql, _TYPES, (ident.organization, ident.subject, limit, q)))
 
 
-def recall(plpy, ident: Identity, question: str) -> list[dict]:
-    """First turn: the most relevant memories (then the newest) that fit in the
+def recall(plpy, ident: Identity, question: str, attrs: dict | None = None,
+           ctx=None) -> list[dict]:
+    """First turn: the most relevant memories (by meaning when the profile has
+    an embedding_model, ``attrs``; by words; then the newest) that fit in the
     organization's recall_tokens."""
     if ident.recall_tokens <= 0:
         return []
-    rows = db.query(plpy, _RECALL, _TYPES,
-                    (ident.organization, ident.subject, ident.max_memories, _tsquery(question)))
+    q = _tsquery(question)
+    vector = _vector(plpy, ident, attrs, question, ctx)
+    if vector is not None:
+        rows = _by_meaning(plpy, ident, vector, ident.max_memories, q, True)
+    else:
+        rows = db.query(plpy, _RECALL, _TYPES,
+                        (ident.organization, ident.subject, ident.max_memories, q))
     chosen, used = [], 0
     for r in rows:
         cost = len(r["fact"]) // 4 + 3
@@ -141,7 +205,7 @@ def chat(call, messages: list[dict], prompt_version: str) -> str:
                         prompt_version=prompt_version).text
     first_turn = call.thread is None or not call.thread.history
     if first_turn:
-        memories = recall(call.plpy, ident, call.prompt)
+        memories = recall(call.plpy, ident, call.prompt, call.attrs, call.ctx)
         if memories:
             messages = messages[:-1] + [recall_message(memories)] + messages[-1:]
         completion = llm.chat(call.plpy, call.attrs, messages, call.ctx,
@@ -167,7 +231,7 @@ def _with_tool(call, ident: Identity, messages: list[dict], prompt_version: str)
         messages.append({"role": "assistant", "content": completion.text or None,
                          "tool_calls": completion.tool_calls})
         for tc in completion.tool_calls:
-            result = run_tool(call.plpy, ident, tc)
+            result = run_tool(call.plpy, ident, tc, call.attrs, call.ctx)
             results.append(result)
             messages.append({"role": "tool", "tool_call_id": tc["id"], "name": tc["name"],
                              "content": result})
@@ -180,9 +244,11 @@ def _with_tool(call, ident: Identity, messages: list[dict], prompt_version: str)
                     prompt_version=prompt_version).text
 
 
-def run_tool(plpy, ident: Identity, tool_call: dict) -> str:
+def run_tool(plpy, ident: Identity, tool_call: dict, attrs: dict | None = None,
+             ctx=None) -> str:
     """Execute one tool call; recorded like a model call (purpose 'tool'), with
-    the memories it returned as its sources."""
+    the memories it returned as its sources.  ``attrs``: the profile's (its
+    embedding_model)."""
     started = time.monotonic()
     args = tool_call.get("arguments") if isinstance(tool_call.get("arguments"), dict) else {}
     if tool_call.get("name") != SEARCH_TOOL["name"]:
@@ -192,7 +258,7 @@ def run_tool(plpy, ident: Identity, tool_call: dict) -> str:
         if not isinstance(limit, int) or isinstance(limit, bool):
             limit = TOOL_LIMIT
         query = args.get("query") if isinstance(args.get("query"), str) else ""
-        found = search(plpy, ident, query, max(1, min(limit, TOOL_MAX_LIMIT)))
+        found = search(plpy, ident, query, max(1, min(limit, TOOL_MAX_LIMIT)), attrs, ctx)
         result = {"memories": [{"fact": m["fact"], "remembered": str(m["created"])[:10]}
                                for m in found]}
     call_id = accounting.record(provider="dbms_cloud_ai", model=SEARCH_TOOL["name"],

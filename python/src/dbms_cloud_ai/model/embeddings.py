@@ -1,8 +1,10 @@
-"""Embeddings of questions, for finding feedback examples by meaning.
+"""Embeddings, for finding feedback examples and long-term memories by meaning.
 
 A profile with ``embedding_model`` embeds each example's question when the
 example is stored (feedback, rating) and the new question when examples are
-looked up.  One request per text, through the provider's embedding API
+looked up; likewise each memory's fact when promotion stores it
+(memory/jobs.py) and the question or tool query that recalls memories
+(memory/recall.py).  One request per text, through the provider's embedding API
 (OpenAI, Azure and OpenAI-compatible ``/v1/embeddings``, Cohere ``/v2/embed``,
 Google ``:embedContent``); providers without one refuse with 0A000.
 
@@ -23,6 +25,17 @@ from ..providers.base import estimate_tokens
 from . import llm
 
 PROMPT_VERSION = "embedding"
+# Two texts are alike from this cosine similarity on (an example's question and
+# the new one; a memory's fact and the question or tool query).
+MIN_COSINE = 0.6
+
+
+def cosine_sql(stored: str, query: str) -> str:
+    """SQL for the cosine similarity of two unit vectors (float4[] expressions):
+    their dot product, NULL when their lengths differ (another model's)."""
+    return (f"case when pg_catalog.cardinality({stored}) = pg_catalog.cardinality({query}) "
+            f"then (select pg_catalog.sum(a * b) from rows from (pg_catalog.unnest({stored}), "
+            f"pg_catalog.unnest({query})) t(a, b)) end::float8")
 
 
 @dataclass

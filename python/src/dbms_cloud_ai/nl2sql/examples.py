@@ -15,7 +15,6 @@ from .. import db
 from ..model import accounting, embeddings
 
 MAX_EXAMPLES = 3
-MIN_COSINE = 0.6         # embeddings: cosine similarity of the two questions
 MIN_OVERLAP = 0.5        # full text: shared words / all words of the two questions (Jaccard)
 TS_CONFIG = "pg_catalog.english"
 
@@ -53,11 +52,8 @@ _EXAMPLES = f"""
            pg_catalog.upper(coalesce(e.feedback_id, e.conversation_prompt_id)::text) as source_id,
            e.question, e.sql,
            case when $3::float4[] is not null and e.embedding_model = $4
-                     and pg_catalog.cardinality(e.embedding) = pg_catalog.cardinality($3::float4[])
-                then (select pg_catalog.sum(a * b)
-                       from rows from (pg_catalog.unnest(e.embedding),
-                                       pg_catalog.unnest($3::float4[])) t(a, b))
-           end::float8 as cosine,
+                then {embeddings.cosine_sql("e.embedding", "$3::float4[]")}
+           end as cosine,
            (select pg_catalog.count(*) from pg_catalog.unnest(w.words) x
              where x = any (pg_catalog.tsvector_to_array(e.tsv)))::float8
              / greatest(pg_catalog.cardinality(array(
@@ -86,7 +82,7 @@ def examples_for(plpy, call) -> list[Example]:
     by_meaning, by_words = [], []
     for r in rows:
         if r["cosine"] is not None:
-            if r["cosine"] >= MIN_COSINE:
+            if r["cosine"] >= embeddings.MIN_COSINE:
                 by_meaning.append((r["cosine"], 0.0, r))
         elif r["overlap"] >= MIN_OVERLAP:
             by_words.append((r["overlap"], r["rank"], r))
