@@ -427,11 +427,27 @@ def test_tool_arguments_cannot_choose_another_subject(alice, bob, mem, alice_fac
     say(alice, "hello", cid)
     _, followup = tool_round(alice, mem, "and the drinks", cid, search_call("colour tea", **other))
     assert returned_facts(only_result(followup)["content"]) == [GREEN]
+    # bob's words match nothing of alice's: she gets her own newest facts, never his.
     _, followup = tool_round(alice, mem, "and the tea", cid, search_call("jasmine tea", **other))
     content = only_result(followup)["content"]
-    assert returned_facts(content) == [] and TEA not in content
+    assert sorted(returned_facts(content)) == sorted([GREEN, PARIS, SHORT]) and TEA not in content
     [tool1, tool2] = calls(alice, "tool")
-    assert sources(alice, tool2["call_id"]) == []
+    assert sorted(str(r["source_id"]).upper() for r in sources(alice, tool2["call_id"])) \
+        == sorted(m.upper() for m in alice_facts.values())
+
+
+def test_a_search_that_matches_nothing_returns_the_newest_facts_and_says_so(alice, mem, alice_facts):
+    """A small model's query is often one word no fact contains ("city" for "lives in
+    Paris"): the newest facts come back, marked as such, instead of nothing."""
+    cid = conversation(alice, "new")
+    say(alice, "hello", cid)
+    _, followup = tool_round(alice, mem, "where do I live", cid, search_call("city", limit=2))
+    result = json.loads(only_result(followup)["content"])
+    assert [m["fact"] for m in result["memories"]] == [SHORT, PARIS]     # newest first, limit 2
+    assert "no fact matched" in result["note"].lower()
+    _, followup = tool_round(alice, mem, "what colour", cid, search_call("colour"))
+    result = json.loads(only_result(followup)["content"])
+    assert [m["fact"] for m in result["memories"]] == [GREEN] and "note" not in result
 
 
 def test_bob_never_sees_alices_memories(db, alice, bob, mem, alice_facts, bob_facts):
@@ -448,7 +464,7 @@ def test_bob_never_sees_alices_memories(db, alice, bob, mem, alice_facts, bob_fa
     cid = conversation(bob, "new")
     say(bob, "hello", cid)
     _, followup = tool_round(bob, mem, "colours?", cid, search_call("favourite colour green Paris"))
-    assert returned_facts(only_result(followup)["content"]) == []
+    assert returned_facts(only_result(followup)["content"]) == [TEA]   # nothing matched: his newest
 
 
 def test_recall_never_crosses_organizations(db, alice, bob, mem):
@@ -744,7 +760,7 @@ def test_a_deleted_memory_is_never_recalled_nor_found_again(db, alice, mem, alic
     cid = conversation(alice, "new")
     say(alice, "hello", cid)
     _, followup = tool_round(alice, mem, "colours?", cid, search_call("favourite colour green"))
-    assert returned_facts(only_result(followup)["content"]) == []
+    assert GREEN not in returned_facts(only_result(followup)["content"])
 
 
 def test_deleting_an_unknown_malformed_or_anothers_memory_fails(db, alice, bob, mem, alice_facts, bob_facts):
