@@ -39,9 +39,11 @@ _HAS_EMBEDDED = """select exists (select from dbms_cloud_ai._example e
 
 # Candidates of the owner's profile: those with an embedding of the profile's
 # model get the cosine similarity with the question's (vectors are unit
-# length); the others match at least one word of the question (an OR query
-# over its lexemes, through the GIN index) and get the Jaccard overlap of the
-# two questions' lexemes, ranked with ts_rank_cd among equals.
+# length; multiplied in float8, because real models give components near
+# 1e-33 whose float4 product underflows, an error); the others match at least
+# one word of the question (an OR query over its lexemes, through the GIN
+# index) and get the Jaccard overlap of the two questions' lexemes, ranked
+# with ts_rank_cd among equals.
 _EXAMPLES = f"""
     with q as (select pg_catalog.tsvector_to_array(pg_catalog.to_tsvector('{TS_CONFIG}', $2)) as words),
     w as (select q.words,
@@ -54,7 +56,7 @@ _EXAMPLES = f"""
            e.question, e.sql,
            case when $3::float4[] is not null and e.embedding_model = $4
                      and pg_catalog.cardinality(e.embedding) = pg_catalog.cardinality($3::float4[])
-                then (select pg_catalog.sum(a * b)
+                then (select pg_catalog.sum(a::float8 * b::float8)
                        from rows from (pg_catalog.unnest(e.embedding),
                                        pg_catalog.unnest($3::float4[])) t(a, b))
            end::float8 as cosine,
