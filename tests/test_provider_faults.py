@@ -119,6 +119,7 @@ FAULTS = [
     malformed("wrong schema", {"output": {"text": "an answer in another API's shape"}}),
     malformed("10 MB body", _json(10 * 1024 * 1024)),
     malformed("non-UTF-8 bytes", b'{"choices": [{"message": {"content": "caf\xe9 \xff"}}]}'),
+    malformed("nested 100,000 deep", b"[" * 100_000 + b"]" * 100_000),
 ]
 
 
@@ -241,7 +242,8 @@ GROUPS = {
     "retried status": ["HTTP 500", "HTTP 502", "HTTP 503", "HTTP 504", "429 Retry-After: 1",
                        "429 Retry-After: 3600"],
     "rejected or malformed": ["HTTP 400", "HTTP 401", "HTTP 403", "HTTP 422", "malformed JSON",
-                              "empty choices", "wrong schema", "10 MB body", "non-UTF-8 bytes"],
+                              "empty choices", "wrong schema", "10 MB body", "non-UTF-8 bytes",
+                              "nested 100,000 deep"],
 }
 
 

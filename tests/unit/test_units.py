@@ -9,11 +9,12 @@ import sys
 import time
 
 import pytest
-from dbms_cloud_ai import attributes, crypto, names
+from dbms_cloud_ai import attributes, crypto, jsontext, names
 from dbms_cloud_ai.errors import (
     SQLSTATES,
     ConfigurationError,
     DcaError,
+    InvalidJson,
     InvalidParameter,
     NotInPrerequisiteState,
     ProviderRateLimited,
@@ -58,6 +59,32 @@ def test_attribute_values_from_strings_and_json():
     assert attributes.parse_value("model", None) == ("model", None)
     assert attributes.display(True) == "true"
     assert attributes.display([{"owner": "SH", "name": "T"}]) == '[{"owner":"SH","name":"T"}]'
+
+
+DEEP = "[" * 100_000 + "]" * 100_000   # past the interpreter's recursion limit
+
+
+def test_json_nested_too_deeply_is_bad_json_everywhere_it_is_read():
+    """A model answer, a provider body or an argument nested 100,000 deep is invalid
+    JSON (each reader's own outcome), never a RecursionError (an internal error)."""
+    from dbms_cloud_ai.conversations.store import parse_title
+    from dbms_cloud_ai.memory.jobs import parse_facts
+    from dbms_cloud_ai.providers.base import tool_arguments
+    from dbms_cloud_ai.providers.openai import tool_calls_in_text
+
+    with pytest.raises(ValueError):
+        jsontext.loads(DEEP)
+    assert tool_arguments(DEEP) == {}
+    assert tool_calls_in_text('{"name": "search_memories", "arguments": ' + DEEP + "}",
+                              [{"name": "search_memories", "parameters": {}}]) == []
+    with pytest.raises(ValueError):
+        parse_facts('{"facts": ' + DEEP + "}")
+    assert parse_title('{"title": ' + DEEP + "}")[0]
+    assert http._blames_the_request(500, ('{"error": ' + DEEP + "}").encode()) is False
+    with pytest.raises(InvalidJson):
+        attributes.parse_value("object_list", DEEP)
+    with pytest.raises(InvalidJson):
+        attributes.parse_json_object(DEEP, "attributes")
 
 
 def test_endpoint_forms():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 
-from . import providers
+from . import jsontext, providers
 from .errors import FeatureNotSupported, InvalidJson, InvalidParameter, NullValue
 
 HINT = "See the attribute list with: SELECT * FROM dbms_cloud_ai.profile_attribute_names;"
@@ -80,7 +80,7 @@ def _json_value(name, v):
     """A JSON array or object may arrive as JSON text (set_attribute)."""
     if isinstance(v, str):
         try:
-            return json.loads(v)
+            return jsontext.loads(v)
         except ValueError:
             raise InvalidJson(f"attribute {name} is not valid JSON: {_show(v)}", hint=HINT) from None
     return v
@@ -201,7 +201,7 @@ def parse_json_object(text: str | None, what: str) -> dict:
     if isinstance(text, dict):
         return text
     try:
-        value = json.loads(text)
+        value = jsontext.loads(text)
     except ValueError as e:
         raise InvalidJson(f"{what} is not valid JSON", detail=str(e),
                           hint=f'Pass {what} as a JSON object, for example \'{{"provider": "openai"}}\'.'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from . import roles
+from . import db, roles
 from .errors import DcaError, LockNotAvailable
 
 _error_classes: dict[int, type] = {}
@@ -78,9 +78,7 @@ def sql_entry(func):
             sqlstate = getattr(e, "sqlstate", None)
             if not sqlstate:
                 raise
-            spidata = getattr(e, "spidata", None)   # (sqlstate, detail, hint, ...)
-            detail, hint = spidata[1:3] if isinstance(spidata, tuple) and len(spidata) > 2 \
-                else (None, None)
+            detail, hint = db.spi_detail_hint(e)
             raise_sql_error(plpy, sqlstate, str(e.args[0] if e.args else e), detail, hint)
         except Exception as e:  # noqa: BLE001 - last line of defence
             raise_sql_error(plpy, "XX000", f"internal error in {func.__name__}",

@@ -22,3 +22,12 @@ def one(plpy, sql: str, types: tuple[str, ...] = (), args: tuple = ()):
     """The first row of ``query`` or None."""
     rows = query(plpy, sql, types, args)
     return rows[0] if rows.nrows() else None
+
+
+def spi_detail_hint(e) -> tuple[str | None, str | None]:
+    """The DETAIL and HINT of a plpy.SPIError (its ``spidata`` is (sqlstate,
+    detail, hint, ...); absent on errors plpy raised itself)."""
+    spidata = getattr(e, "spidata", None)
+    if isinstance(spidata, tuple) and len(spidata) > 2:
+        return spidata[1], spidata[2]
+    return None, None

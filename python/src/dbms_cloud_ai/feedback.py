@@ -22,13 +22,12 @@ correction, embeddings), then one short write.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import struct
 import uuid
 from dataclasses import dataclass
 
-from . import acl, db, names, profiles, turn, writer
+from . import acl, db, jsontext, names, profiles, turn, writer
 from .conversations import store as conversations
 from .errors import (
     DcaError,
@@ -380,7 +379,7 @@ def classify(plpy, call, stmt: Statement, content: str) -> str:
     m = re.search(r"\{.*\}", reply, re.S)
     if m:
         try:
-            data = json.loads(m.group(0))
+            data = jsontext.loads(m.group(0))
             kind = str(data.get("feedback_type", "")).strip().lower() if isinstance(data, dict) else None
         except ValueError:
             kind = None

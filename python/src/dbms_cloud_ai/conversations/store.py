@@ -16,12 +16,11 @@ nothing.
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from dataclasses import dataclass, field
 
-from .. import acl, attributes, db, scheduling, writer
+from .. import acl, attributes, db, jsontext, scheduling, writer
 from ..errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 from ..model import accounting
 from . import summaries
@@ -595,7 +594,7 @@ def title_request(prompt: str, response: str) -> list[dict]:
 def parse_title(text: str) -> tuple[str, str | None]:
     try:
         start, end = text.index("{"), text.rindex("}") + 1
-        data = json.loads(text[start:end])
+        data = jsontext.loads(text[start:end])
         title = str(data.get("title") or "").strip()
         desc = data.get("description")
         if title:

@@ -24,7 +24,7 @@ import hashlib
 import json
 import re
 
-from .. import acl, db, profiles, providers, scheduling, writer
+from .. import acl, db, jsontext, profiles, providers, scheduling, writer
 from ..errors import DcaError, InvalidParameter, InvalidTransactionTermination, TokenBudgetExceeded
 from ..model import accounting, budget, detached, llm
 from . import identity
@@ -335,7 +335,7 @@ def parse_facts(text: str) -> list:
     if start < 0 or end < start:
         raise ValueError("no JSON object")
     try:
-        data = json.loads(t[start:end + 1])
+        data = jsontext.loads(t[start:end + 1])
     except json.JSONDecodeError as e:
         raise ValueError(f"invalid JSON at character {e.pos}") from None
     if not isinstance(data, dict) or not isinstance(data.get("facts"), list):

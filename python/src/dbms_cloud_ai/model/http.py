@@ -43,6 +43,7 @@ import httpcore
 import httpx
 from httpcore._backends.sync import SyncStream  # httpcore is pinned (requirements.txt)
 
+from .. import jsontext
 from ..errors import (
     CallInterrupted,
     ProviderAuthFailed,
@@ -562,7 +563,7 @@ def _blames_the_request(status, raw) -> bool:
     if status != 500 or not raw:
         return False
     try:
-        err = json.loads(raw[:65536].decode("utf-8")).get("error")
+        err = jsontext.loads(raw[:65536].decode("utf-8")).get("error")
     except (UnicodeDecodeError, ValueError, AttributeError):
         return False
     if isinstance(err, dict):
@@ -664,7 +665,7 @@ def _retry_after(value):
 
 def _decode(raw: bytes, provider: str, status: int, attempts: int, secrets=()):
     try:
-        return json.loads(raw.decode("utf-8"))
+        return jsontext.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise ProviderBadResponse(
             f"provider {provider} returned a response that is not JSON (HTTP {status})",

@@ -263,8 +263,7 @@ def _spi_message(e) -> str:
     """PostgreSQL's message, with its hint when it has one: "Perhaps you meant to
     reference the column ..." is what a model needs to repair a misspelt name."""
     message = str(e.args[0] if e.args else e).splitlines()[0]
-    spidata = getattr(e, "spidata", None)   # (sqlstate, detail, hint, ...)
-    hint = spidata[2] if isinstance(spidata, tuple) and len(spidata) > 2 else None
+    hint = db.spi_detail_hint(e)[1]
     return f"{message} (hint: {hint})" if isinstance(hint, str) and hint else message
 
 

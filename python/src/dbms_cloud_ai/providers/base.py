@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from .. import jsontext
 from ..errors import FeatureNotSupported, InvalidParameter, ProviderBadResponse
 
 
@@ -196,7 +197,7 @@ def tool_arguments(raw) -> dict:
     that is not (or does not parse into) an object is {}: the caller validates."""
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = jsontext.loads(raw)
         except ValueError:
             return {}
     return raw if isinstance(raw, dict) else {}

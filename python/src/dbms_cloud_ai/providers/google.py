@@ -3,9 +3,9 @@ so it cannot leak through an error message that quotes the URL."""
 
 from __future__ import annotations
 
-import json
 from urllib.parse import quote
 
+from .. import jsontext
 from .base import (
     ChatRequest,
     Completion,
@@ -139,7 +139,7 @@ def _json_or_text(content):
     """A tool result for functionResponse.response.result: the parsed JSON, else the text."""
     if isinstance(content, str):
         try:
-            return json.loads(content)
+            return jsontext.loads(content)
         except ValueError:
             return content
     return content

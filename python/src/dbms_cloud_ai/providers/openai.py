@@ -7,6 +7,7 @@ import json
 import re
 from urllib.parse import quote
 
+from .. import jsontext
 from ..errors import InvalidParameter
 from .base import (
     ChatRequest,
@@ -171,7 +172,7 @@ def tool_calls_in_text(text: str, tools: list[dict]) -> list[dict]:
     calls = []
     for i, block in enumerate(blocks):
         try:
-            call = json.loads(block)
+            call = jsontext.loads(block)
         except ValueError:
             return []
         if not isinstance(call, dict) or set(call) - {"name", "arguments"} \
