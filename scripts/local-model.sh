@@ -32,12 +32,11 @@ PIDFILE="$RUN_DIR/server.pid"
 PORTFILE="$RUN_DIR/server.port"
 LOG="$RUN_DIR/server.log"
 HOST=127.0.0.1   # never configurable: the server has no authentication
-
-# Progress goes to stderr: stdout carries only what a caller reads (start's line, model, url).
-say() { echo "local-model: $*" >&2; }
-die() { echo "local-model: error: $1" >&2; [ -z "${2:-}" ] || echo "local-model: hint: $2" >&2; exit 1; }
+NAME=local-model DEFAULT_PORT="${LOCAL_MODEL_PORT:-8765}" PORT_VAR=LOCAL_MODEL_PORT
+CMDLINE_MARK="-m llama_cpp.server"
+# shellcheck source=scripts/lib/local-server.sh
+. "$ROOT/scripts/lib/local-server.sh"
 field() { "$PY" "$HELPER" field "$MODEL" "$1"; }
-now() { date +%s; }
 
 # The venv is keyed by the pins: a change of requirements rebuilds it.
 req_digest() { cat "$HERE/build-requirements.txt" "$HERE/requirements.txt" | sha256sum | cut -d' ' -f1; }
@@ -106,37 +105,18 @@ install() {
     say "installed in $(( $(now) - t0 )) s"
 }
 
-# The pid file names a server only while that pid runs our server (not a recycled pid).
-running_pid() {
-    local pid
-    pid="$(cat "$PIDFILE" 2>/dev/null)" || return 1
-    [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "-m llama_cpp.server" || return 1
-    echo "$pid"
-}
-current_port() { cat "$PORTFILE" 2>/dev/null || echo "${LOCAL_MODEL_PORT:-8765}"; }
-base_url() { echo "http://$HOST:$1"; }
-
 start() {
-    local port="${1:-${LOCAL_MODEL_PORT:-8765}}"
-    [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] \
-        || die "port '$port' is not a TCP port number" "give 1..65535 or set LOCAL_MODEL_PORT"
-    local pid
-    if pid="$(running_pid)"; then
-        local cur; cur="$(current_port)"
-        [ "$cur" = "$port" ] || die "the local model already runs on port $cur (pid $pid), not $port" \
-            "scripts/local-model.sh stop first, or use port $cur"
+    local port="${1:-$DEFAULT_PORT}"
+    check_port "$port"
+    if already_running "$port"; then
         echo "local-model: $(field served_id) at $(base_url "$port")"
         return
     fi
     venv_ok && "$PY" "$HELPER" cached "$CACHE" "$MODEL" || install
-    if "$PY" "$HELPER" served "$(base_url "$port")" >/dev/null; then
-        die "something else already answers on $(base_url "$port")" "pick another port (LOCAL_MODEL_PORT)"
-    fi
+    refuse_busy_port "$port"
     mkdir -p "$RUN_DIR"
     local threads="${LOCAL_MODEL_THREADS:-$(nproc 2>/dev/null || echo 2)}"
     local ctx="${LOCAL_MODEL_CTX:-$(field n_ctx)}"
-    local t0; t0=$(now)
     # "gguf": the chat template the model file carries (llama-cpp-python's
     # chatml-function-calling format HTML-escapes every message: a quote reaches the
     # model as &#34;, which garbles SQL and JSON; docs/local-model.md).
@@ -148,45 +128,8 @@ start() {
         --host "$HOST" --port "$port" --n_ctx "$ctx" --n_threads "$threads" --n_threads_batch "$threads" \
         "${fmt_args[@]}" \
         >>"$LOG" 2>&1 </dev/null &
-    pid=$!
-    echo "$pid" >"$PIDFILE"
-    echo "$port" >"$PORTFILE"
-    local rc=0
-    "$PY" "$HELPER" wait "$(base_url "$port")" "${LOCAL_MODEL_START_TIMEOUT:-180}" "$pid" || rc=$?
-    if [ "$rc" != 0 ]; then
-        tail -15 "$LOG" >&2
-        [ "$rc" = 2 ] || kill "$pid" 2>/dev/null || true
-        rm -f "$PIDFILE" "$PORTFILE"
-        die "the local model server did not answer on $(base_url "$port") (log $LOG)" \
-            "see the log; a port in use or too little memory are the usual causes"
-    fi
-    say "server up in $(( $(now) - t0 )) s (pid $pid, log $LOG)"
+    track_and_wait $! "$port" "${LOCAL_MODEL_START_TIMEOUT:-180}"
     echo "local-model: $(field served_id) at $(base_url "$port")"
-}
-
-stop() {
-    local pid
-    if ! pid="$(running_pid)"; then
-        rm -f "$PIDFILE" "$PORTFILE"; say "not running"; return
-    fi
-    kill "$pid"
-    for _ in $(seq 1 50); do
-        [ -d "/proc/$pid" ] || break
-        sleep 0.2
-    done
-    [ ! -d "/proc/$pid" ] || kill -9 "$pid" 2>/dev/null || true
-    rm -f "$PIDFILE" "$PORTFILE"
-    say "stopped (pid $pid)"
-}
-
-status() {
-    local pid port
-    pid="$(running_pid)" || { say "not running"; return 1; }
-    port="$(current_port)"
-    local served
-    served="$("$PY" "$HELPER" served "$(base_url "$port")")" \
-        || { say "pid $pid runs but does not answer on $(base_url "$port") yet"; return 1; }
-    echo "local-model: $served at $(base_url "$port") (pid $pid)"
 }
 
 cmd="${1:-}"
@@ -194,10 +137,10 @@ cmd="${1:-}"
 case "$cmd" in
     install) install ;;
     start) start "$@" ;;
-    stop) stop ;;
-    status) status ;;
+    stop) stop_server ;;
+    status) status_server ;;
     # What the running server serves; the pinned id when none runs.
-    model) { running_pid >/dev/null && "$PY" "$HELPER" served "$(base_url "$(current_port)")"; } || field served_id ;;
+    model) { running_pid >/dev/null && served_at "$(current_port)"; } || field served_id ;;
     url) base_url "$(current_port)" ;;
     verify) "$PY" "$HELPER" verify "$CACHE" "$MODEL" ;;
     *) echo "usage: scripts/local-model.sh install|start [PORT]|stop|status|model|url|verify" >&2; exit 2 ;;

@@ -11,7 +11,7 @@ import json
 import struct
 
 import pytest
-from fake_llm import Answer, Raw, embed_text, last_user_text
+from fake_llm import Answer, Raw, Vectors, embed_text, last_user_text
 from helpers import case, generate, make_profile, raises
 from nl2sql_fixtures import PEOPLE_GYMNAST, people  # noqa: F401 - fixture
 
@@ -578,6 +578,24 @@ def test_infinity_usage_in_characters_is_replaced_by_an_estimate(people, llm):
     [emb] = [c for c in calls(people) if c["purpose"] == "embedding"]
     assert emb["status"] == "ok" and emb["tokens_estimated"] is True
     assert 0 < emb["input_tokens"] < n
+
+
+# all-MiniLM-L6-v2 (served by infinity, issue 17) gives every text a few components
+# of about 1e-33 at the same coordinates: their product is below float4's range, so the
+# cosine is summed in float8 (a float4 product raised 22003 "underflow").
+def test_tiny_components_of_real_embeddings_do_not_underflow(people, llm):
+    make_profile(people, llm, embedding_model="all-minilm-l6-v2")
+    showsql(people, llm, Q_COUNT)
+
+    def with_tiny(text):
+        v = embed_text(text)
+        tiny = [i for i, x in enumerate(v) if x == 0][:2]
+        v[tiny[0]], v[tiny[1]] = -1.967660544854404e-33, 1.897856935237692e-33
+        return v
+    llm.embed_script(Vectors([with_tiny(Q_COUNT)]), Vectors([with_tiny(Q_SIMILAR)]))
+    feedback(people, sql_text=f"select ai showsql {Q_COUNT}", feedback_type="positive")
+    assert f"Earlier question: {Q_COUNT}" in showprompt_user(people, Q_SIMILAR)
+    assert len(llm.embedding_requests) == 2
 
 
 def test_embedding_failure_is_a_provider_error(people, llm):

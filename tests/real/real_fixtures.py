@@ -4,9 +4,10 @@
 that name would shadow it.)
 
 `make test-real` starts the project's local model server (scripts/local-model.sh)
-and runs the tests marked ``real``; LOCAL_MODEL_URL and LOCAL_MODEL_NAME point
-them at another OpenAI-compatible server instead.  Without a server the tier
-fails: it never passes by skipping.
+and its local embedding server (scripts/local-embeddings.sh), and runs the tests
+marked ``real``; LOCAL_MODEL_URL and LOCAL_MODEL_NAME (LOCAL_EMBED_URL and
+LOCAL_EMBED_NAME for embeddings) point them at other OpenAI-compatible servers
+instead.  Without a server the tier fails: it never passes by skipping.
 
 The tests assert what holds for any competent model (a result equal to the
 ground truth, a fact recalled, valid JSON), never wording.
@@ -25,6 +26,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LOCAL_MODEL = ROOT / "scripts" / "local-model.sh"
+LOCAL_EMBEDDINGS = ROOT / "scripts" / "local-embeddings.sh"
 # A small model on two cores takes seconds to minutes per answer (300s is the most
 # dbms_cloud_ai.max_statement_timeout allows by default).
 TIMEOUT = os.environ.get("REAL_STATEMENT_TIMEOUT", "300s")   # max_statement_timeout
@@ -36,20 +38,31 @@ class Model:
     name: str
 
 
-def _script(*args: str) -> str:
-    return subprocess.run([str(LOCAL_MODEL), *args], check=True, capture_output=True,
+def _script(script: pathlib.Path, *args: str) -> str:
+    return subprocess.run([str(script), *args], check=True, capture_output=True,
                           text=True).stdout.strip()
+
+
+def _server(script: pathlib.Path, url_var: str, name_var: str) -> Model:
+    """The server the environment names, else the one the script starts (or runs already)."""
+    url, name = os.environ.get(url_var), os.environ.get(name_var)
+    if not url:
+        subprocess.run([str(script), "start"], check=True)
+        url, name = _script(script, "url"), _script(script, "model")
+    assert url and name, f"no server: set {url_var} and {name_var} or let " \
+                         f"scripts/{script.name} start one"
+    return Model(url, name)
 
 
 @pytest.fixture(scope="session")
 def local_model() -> Model:
-    url, name = os.environ.get("LOCAL_MODEL_URL"), os.environ.get("LOCAL_MODEL_NAME")
-    if not url:
-        subprocess.run([str(LOCAL_MODEL), "start"], check=True)
-        url, name = _script("url"), _script("model")
-    assert url and name, "no model server: set LOCAL_MODEL_URL and LOCAL_MODEL_NAME or " \
-                         "let scripts/local-model.sh start one"
-    return Model(url, name)
+    return _server(LOCAL_MODEL, "LOCAL_MODEL_URL", "LOCAL_MODEL_NAME")
+
+
+@pytest.fixture(scope="session")
+def local_embeddings() -> Model:
+    """The embedding server: infinity serving all-MiniLM-L6-v2 (384 dimensions)."""
+    return _server(LOCAL_EMBEDDINGS, "LOCAL_EMBED_URL", "LOCAL_EMBED_NAME")
 
 
 @pytest.fixture
@@ -64,6 +77,20 @@ def real(db, alice, local_model):
         "object_list": [{"owner": "sh"}]}),))
     for setting in ("statement_timeout", "dbms_cloud_ai.http_timeout"):
         alice.execute("select pg_catalog.set_config(%s, %s, false)", (setting, TIMEOUT))
+    return alice
+
+
+@pytest.fixture
+def embedder(db, alice, local_embeddings):
+    """alice with the profile E straight on the embedding server: its provider_endpoint is
+    that server and its embedding_model the served model.  E has no chat model there
+    (``model`` names none that exists), so its tests use only what needs no chat answer:
+    negative feedback with the corrected SQL, and showprompt."""
+    host = urlsplit(local_embeddings.url).hostname
+    db.admin.execute("select dbms_cloud_ai.append_host_ace(%s, 'PUBLIC')", (host,))
+    alice.execute("select dbms_cloud_ai.create_profile('E', %s)", (json.dumps({
+        "provider_endpoint": local_embeddings.url, "model": "no-chat-model-here",
+        "embedding_model": local_embeddings.name, "object_list": [{"owner": "sh"}]}),))
     return alice
 
 

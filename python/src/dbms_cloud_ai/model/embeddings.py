@@ -32,9 +32,11 @@ MIN_COSINE = 0.6
 
 def cosine_sql(stored: str, query: str) -> str:
     """SQL for the cosine similarity of two unit vectors (float4[] expressions):
-    their dot product, NULL when their lengths differ (another model's)."""
+    their dot product, NULL when their lengths differ (another model's).  The
+    products are float8: all-MiniLM-L6-v2 puts components near 1e-33 at fixed
+    places, whose float4 product underflows, and PostgreSQL raises 22003 for that."""
     return (f"case when pg_catalog.cardinality({stored}) = pg_catalog.cardinality({query}) "
-            f"then (select pg_catalog.sum(a * b) from rows from (pg_catalog.unnest({stored}), "
+            f"then (select pg_catalog.sum(a::float8 * b::float8) from rows from (pg_catalog.unnest({stored}), "
             f"pg_catalog.unnest({query})) t(a, b)) end::float8")
 
 

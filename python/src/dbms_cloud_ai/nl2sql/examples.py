@@ -38,9 +38,11 @@ _HAS_EMBEDDED = """select exists (select from dbms_cloud_ai._example e
 
 # Candidates of the owner's profile: those with an embedding of the profile's
 # model get the cosine similarity with the question's (vectors are unit
-# length); the others match at least one word of the question (an OR query
-# over its lexemes, through the GIN index) and get the Jaccard overlap of the
-# two questions' lexemes, ranked with ts_rank_cd among equals.
+# length; multiplied in float8, because real models give components near
+# 1e-33 whose float4 product underflows, an error); the others match at least
+# one word of the question (an OR query over its lexemes, through the GIN
+# index) and get the Jaccard overlap of the two questions' lexemes, ranked
+# with ts_rank_cd among equals.
 _EXAMPLES = f"""
     with q as (select pg_catalog.tsvector_to_array(pg_catalog.to_tsvector('{TS_CONFIG}', $2)) as words),
     w as (select q.words,
