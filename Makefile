@@ -12,6 +12,7 @@
 #   make test-long the same with the long tier (pytest marker `long`) as well
 #   make test-real the real-model tier (tests/real) against the local model server
 #                  (scripts/local-model.sh: built and cached on first use; see docs/local-model.md)
+#                  and, for the anthropic and google wires, the gateway (scripts/local-gateway.sh)
 #   make lint      ruff (Python) and pgspot (SQL scripts); the first step of make test
 #   make demo      deps, install, key; start a throwaway cluster, load sample data, run the
 #                  psql walk-through (it keeps running)
@@ -115,6 +116,7 @@ test-long:
 # first use) or LOCAL_MODEL_URL + LOCAL_MODEL_NAME, and a throwaway cluster.
 test-real: deps install key venv
 	@[ -n "$$LOCAL_MODEL_URL" ] || scripts/local-model.sh start
+	@[ -n "$$GATEWAY_URL" ] || scripts/local-gateway.sh start
 	$(MAKE) --no-print-directory pytest-on-cluster TEST_DIR=$(TMPBASE)/test-real PYTEST_ARGS="-m real"
 
 # The banner (which model the demo uses) comes first, unless Python is not installed yet.
@@ -162,8 +164,10 @@ clean:
 	rm -f extension/$(EXTENSION)--*.sql
 	rm -rf $(VENV) .lintvenv .pytest_cache
 
-# Stop what `make demo` left running: the model server (scripted or local) and the cluster.
+# Stop what `make demo` left running: the model server (scripted or local) and the cluster;
+# and the gateway `make test-real` starts.
 demo-stop:
 	DEMO_DIR=$(DEMO_DIR) $(PYTHON) demo/run_demo.py --stop
 	scripts/local-model.sh stop
+	scripts/local-gateway.sh stop
 	scripts/pg-cluster.sh stop $(DEMO_DIR)
