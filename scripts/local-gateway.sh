@@ -97,7 +97,8 @@ render_config() {
     local model_id="${LOCAL_MODEL_NAME:-$("$ROOT/scripts/local-model.sh" model)}"
     local embed_url
     if [ -n "${LOCAL_EMBED_URL+set}" ]; then embed_url="$LOCAL_EMBED_URL"
-    elif [ -x "$ROOT/scripts/local-embeddings.sh" ]; then embed_url="$("$ROOT/scripts/local-embeddings.sh" url)"
+    elif [ -x "$ROOT/scripts/local-embeddings.sh" ]; then
+        embed_url="$("$ROOT/scripts/local-embeddings.sh" url 2>/dev/null)" || embed_url=""
     else embed_url=""; fi
     GW_MODEL_ID="$model_id" GW_MODEL_URL="$model_url" GW_EMBED_URL="$embed_url" \
         GW_EMBED_MODEL="${LOCAL_EMBED_MODEL:-all-minilm-l6-v2}" \

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import generate, raises
-from memory_helpers import conversation, enable, say
+from memory_helpers import conversation, enable, jobs, say
 from real_fixtures import (  # noqa: F401 - fixtures
     GATEWAY_MODELS,
     gateway,
@@ -50,6 +50,9 @@ def test_the_memory_tool_round_is_accepted(db, via_gateway):
     cid = conversation(via_gateway, "about me")
     say(via_gateway, "My favourite colour is teal. Reply with OK.", cid)
     assert say(via_gateway, "Search your memory of me: what is my favourite colour?", cid).strip()
+    # Memory applied to the conversation (its turns wait for extraction), so the later
+    # turn was offered the tool.
+    assert [j for j in jobs(via_gateway) if j["conversation_id"].lower() == cid.lower()]
     rows = via_gateway.execute("select purpose, status from dbms_cloud_ai.user_cloud_ai_calls "
                                "where action = 'CHAT' order by created desc limit 3").fetchall()
     assert rows and all(status == "ok" for _, status in rows), rows
