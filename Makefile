@@ -10,9 +10,10 @@
 #   make test      deps, install, key, lint; start a throwaway cluster, run the pytest suite
 #                  (fast tier), stop it
 #   make test-long the same with the long tier (pytest marker `long`) as well
-#   make test-real the real-model tier (tests/real) against the local model server and the
-#                  local embedding server (scripts/local-model.sh, scripts/local-embeddings.sh:
-#                  built and cached on first use; see docs/local-model.md)
+#   make test-real the real-model tier (tests/real) against the local model server, the
+#                  local embedding server and, for the anthropic and google wires, the gateway
+#                  (scripts/local-model.sh, local-embeddings.sh, local-gateway.sh: built and
+#                  cached on first use; see docs/local-model.md)
 #   make lint      ruff (Python) and pgspot (SQL scripts); the first step of make test
 #   make demo      deps, install, key; start a throwaway cluster, load sample data, run the
 #                  psql walk-through (it keeps running)
@@ -114,11 +115,13 @@ test-long:
 
 # The real-model tier: the local model server (scripts/local-model.sh; built and cached on
 # first use) or LOCAL_MODEL_URL + LOCAL_MODEL_NAME, the local embedding server
-# (scripts/local-embeddings.sh) or LOCAL_EMBED_URL + LOCAL_EMBED_NAME, and a throwaway
-# cluster.  Both starts do nothing when their server already runs.
+# (scripts/local-embeddings.sh) or LOCAL_EMBED_URL + LOCAL_EMBED_NAME, the gateway in front
+# of both (scripts/local-gateway.sh) or GATEWAY_URL + GATEWAY_KEY, and a throwaway cluster.
+# Each start does nothing when its server already runs.
 test-real: deps install key venv
 	@[ -n "$$LOCAL_MODEL_URL" ] || scripts/local-model.sh start
 	@[ -n "$$LOCAL_EMBED_URL" ] || scripts/local-embeddings.sh start
+	@[ -n "$$GATEWAY_URL" ] || scripts/local-gateway.sh start
 	$(MAKE) --no-print-directory pytest-on-cluster TEST_DIR=$(TMPBASE)/test-real PYTEST_ARGS="-m real"
 
 # The banner (which model the demo uses) comes first, unless Python is not installed yet.
@@ -166,9 +169,11 @@ clean:
 	rm -f extension/$(EXTENSION)--*.sql
 	rm -rf $(VENV) .lintvenv .pytest_cache
 
-# Stop what `make demo` left running: the model server (scripted or local) and the cluster.
+# Stop what `make demo` left running: the model server (scripted or local) and the cluster;
+# and the gateway `make test-real` starts.
 demo-stop:
 	DEMO_DIR=$(DEMO_DIR) $(PYTHON) demo/run_demo.py --stop
 	scripts/local-model.sh stop
 	scripts/local-embeddings.sh stop
+	scripts/local-gateway.sh stop
 	scripts/pg-cluster.sh stop $(DEMO_DIR)

@@ -14,6 +14,9 @@ in models.json (docs/local-model.md says where they come from).
     helper.py verify CACHE MODEL       re-hash the assembled file (slow: reads it whole)
     helper.py wait URL SECONDS PID     wait until GET URL/v1/models answers (or PID dies)
     helper.py served URL               print the id of the model the server at URL serves
+
+wait and served send DCA_SERVER_KEY as a bearer token when it is set (the gateway of
+scripts/local-gateway.sh wants its key; the environment keeps it out of `ps`).
 """
 import hashlib
 import json
@@ -155,8 +158,11 @@ def wait(url, seconds, pid):
 
 
 def served(url):
+    req = urllib.request.Request(url + "/v1/models")
+    if os.environ.get("DCA_SERVER_KEY"):
+        req.add_header("Authorization", "Bearer " + os.environ["DCA_SERVER_KEY"])
     try:
-        with urllib.request.urlopen(url + "/v1/models", timeout=2) as r:
+        with urllib.request.urlopen(req, timeout=2) as r:
             data = json.load(r)
         return data["data"][0]["id"]
     except (OSError, urllib.error.URLError, ValueError, KeyError, IndexError):

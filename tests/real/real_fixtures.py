@@ -101,3 +101,53 @@ def sh(db):
     db.admin.execute("grant usage on schema sh to alice")
     db.admin.execute("grant select on all tables in schema sh to alice")
     return db
+
+
+# --- The gateway (scripts/local-gateway.sh): the anthropic and google adapters against a
+# real server.  litellm's proxy speaks their wires in front of the same local model.
+
+GATEWAY = ROOT / "scripts" / "local-gateway.sh"
+# The model names the gateway routes to the local model, per provider.
+GATEWAY_MODELS = {"anthropic": "claude-local", "google": "gemini-local"}
+
+
+@dataclass
+class Gateway:
+    url: str
+    key: str
+
+
+@pytest.fixture(scope="session")
+def gateway(local_model) -> Gateway:
+    """GATEWAY_URL and GATEWAY_KEY, else the project's gateway in front of local_model."""
+    url, key = os.environ.get("GATEWAY_URL"), os.environ.get("GATEWAY_KEY")
+    if not url:
+        env = {**os.environ, "LOCAL_MODEL_URL": local_model.url, "LOCAL_MODEL_NAME": local_model.name}
+        subprocess.run([str(GATEWAY), "start"], check=True, env=env)
+        url, key = (subprocess.run([str(GATEWAY), cmd], check=True, capture_output=True, text=True)
+                    .stdout.strip() for cmd in ("url", "key"))
+    assert url and key, "no gateway: set GATEWAY_URL and GATEWAY_KEY or let " \
+                        "scripts/local-gateway.sh start one"
+    return Gateway(url, key)
+
+
+def gateway_profile(db, conn, gateway: Gateway, provider: str, model: str):
+    """conn with the profile P of this provider on the gateway (temperature 0), its key
+    as the credential GW, the host allowed, and a statement_timeout for a small model."""
+    db.admin.execute("select dbms_cloud_ai.append_host_ace(%s, 'PUBLIC')",
+                     (urlsplit(gateway.url).hostname,))
+    db.admin.execute("select dbms_cloud_ai.set_max_wait(900)")
+    conn.execute("select dbms_cloud.create_credential('GW', 'gateway', %s)", (gateway.key,))
+    conn.execute("select dbms_cloud_ai.create_profile('P', %s)", (json.dumps({
+        "provider": provider, "provider_endpoint": gateway.url, "credential_name": "GW",
+        "model": model, "temperature": 0, "object_list": [{"owner": "sh"}]}),))
+    for setting in ("statement_timeout", "dbms_cloud_ai.http_timeout"):
+        conn.execute("select pg_catalog.set_config(%s, %s, false)", (setting, TIMEOUT))
+    return conn
+
+
+@pytest.fixture(params=sorted(GATEWAY_MODELS))
+def via_gateway(request, db, alice, gateway):
+    """alice with P on the gateway, once per wire: anthropic (/v1/messages) and google
+    (generateContent)."""
+    return gateway_profile(db, alice, gateway, request.param, GATEWAY_MODELS[request.param])
