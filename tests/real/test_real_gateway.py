@@ -3,7 +3,7 @@
 in front of the local model, and OpenAI's chat completions too.
 
 Each wire: chat, a named conversation, runsql against the ground truth, and the request of
-long-term memory that offers the search_memories tool.  The assertions hold for any
+long-term memory: extraction, and the search_memories tool round.  The assertions hold for any
 competent model at temperature 0; every answer costs tens of seconds on 2 cores, so the
 calls are few.  The fixtures: tests/real/real_fixtures.py.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import generate, raises
-from memory_helpers import conversation, enable, jobs, say
+from memory_helpers import conversation, enable, memories, promote, say
 from real_fixtures import (  # noqa: F401 - fixtures
     GATEWAY_MODELS,
     gateway,
@@ -41,21 +41,37 @@ def test_runsql_equals_the_ground_truth(via_gateway, sh):
         truth(sh, "select count(*) from sh.customers")
 
 
-def test_the_memory_tool_round_is_accepted(db, via_gateway):
-    """A later turn of a conversation with long-term memory offers the search_memories tool
-    (Anthropic's tools, Gemini's functionDeclarations); whether the model calls it is its
-    choice, so what must hold is that the gateway takes every request of the round."""
+def test_memory_is_extracted_and_the_tool_round_runs_on_each_wire(db, via_gateway):
+    """Facts said in one conversation are extracted through the wire, and a later turn of
+    another conversation runs the search_memories round in it (Anthropic's tool_use and
+    tool_result blocks, Gemini's functionCall and functionResponse parts): asked to use the
+    tool, the model calls it (written as text by this model, passed on by the gateway in
+    the wire's text block), the search runs, and its result goes back in the wire."""
     enable(db)
     via_gateway.execute("select dbms_cloud_ai.set_attribute('P', 'long_term_memory', 'true')")
     cid = conversation(via_gateway, "about me")
-    say(via_gateway, "My favourite colour is teal. Reply with OK.", cid)
-    assert say(via_gateway, "Search your memory of me: what is my favourite colour?", cid).strip()
-    # Memory applied to the conversation (its turns wait for extraction), so the later
-    # turn was offered the tool.
-    assert [j for j in jobs(via_gateway) if j["conversation_id"].lower() == cid.lower()]
+    say(via_gateway, "Please remember this about me: I live in Lisbon. Reply with OK.", cid)
+    promote(db)
+    assert "lisbon" in " ".join(memories(via_gateway)).lower()
+    new = conversation(via_gateway, "later")
+    say(via_gateway, "What is 2 + 2?", new)
+    answer = say(via_gateway, "Use the search_memories tool to look up which city I live in.", new)
     rows = via_gateway.execute("select purpose, status from dbms_cloud_ai.user_cloud_ai_calls "
                                "where action = 'CHAT' order by created desc limit 3").fetchall()
-    assert rows and all(status == "ok" for _, status in rows), rows
+    assert all(status == "ok" for _, status in rows), rows
+    assert "tool" in [purpose for purpose, _ in rows], rows
+    # The search returned the fact and the wire carried it back (the final request is
+    # accepted).  The answer is not asserted here: after a round the gateway translated,
+    # this 1.5B model describes the tool's result instead of using it (it does use it on
+    # the OpenAI wire: test_real_model.py), which a competent model does not.
+    found = via_gateway.execute(
+        "select m.fact from dbms_cloud_ai.user_cloud_ai_calls c "
+        "join dbms_cloud_ai.user_cloud_ai_message_sources s using (call_id) "
+        "join dbms_cloud_ai.user_cloud_ai_memories m "
+        "on pg_catalog.upper(m.memory_id::text) = pg_catalog.upper(s.source_id::text) "
+        "where c.purpose = 'tool'").fetchall()
+    assert any("lisbon" in f.lower() for (f,) in found), found
+    assert answer.strip()
 
 
 def test_the_openai_wire(db, alice, gateway, local_model):

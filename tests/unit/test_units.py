@@ -69,8 +69,7 @@ def test_json_nested_too_deeply_is_bad_json_everywhere_it_is_read():
     JSON (each reader's own outcome), never a RecursionError (an internal error)."""
     from dbms_cloud_ai.conversations.store import parse_title
     from dbms_cloud_ai.memory.jobs import parse_facts
-    from dbms_cloud_ai.providers.base import tool_arguments
-    from dbms_cloud_ai.providers.openai import tool_calls_in_text
+    from dbms_cloud_ai.providers.base import tool_arguments, tool_calls_in_text
 
     with pytest.raises(ValueError):
         jsontext.loads(DEEP)

@@ -7,6 +7,7 @@ import time
 from .. import acl, credentials, db, providers
 from ..errors import DcaError, InvalidParameter
 from ..providers import ChatRequest, Completion
+from ..providers.base import with_written_tool_calls
 from . import accounting, budget, http, timing
 
 
@@ -26,7 +27,8 @@ def chat(plpy, attrs: dict, messages: list[dict], ctx=None, *, purpose: str = "a
                          headers=lambda key: provider.headers(key, attrs),
                          body=provider.body(req, attrs), sent=messages, model=req.model,
                          purpose=purpose, prompt_version=prompt_version,
-                         parse=lambda data: provider.parse(data, req), accounted=lambda c: c)
+                         parse=lambda data: with_written_tool_calls(provider.parse(data, req), req),
+                         accounted=lambda c: c)
     return completion
 
 

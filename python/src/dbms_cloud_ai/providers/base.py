@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from .. import jsontext
@@ -230,3 +231,52 @@ def usage_or_estimate(req: ChatRequest, text: str, inp, out, tool_calls=None):
     if tool_calls:
         text = (text or "") + _json(tool_calls)
     return estimate_tokens(prompt_chars), estimate_tokens(text or ""), True
+
+
+_TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.S)
+
+
+def tool_calls_in_text(text: str, tools: list[dict]) -> list[dict]:
+    """Tool calls an open model wrote as its whole answer's text instead of in
+    ``tool_calls`` (Qwen and Hermes templates: ``<tool_call>{"name": ...,
+    "arguments": {...}}</tool_call>``, or that JSON object alone, or in a ```json
+    fence as Qwen2.5-Coder writes it), as llama.cpp's servers return them without a
+    tool-call parser, and as a gateway passes them on in any wire (Anthropic's text
+    block, Gemini's text part).  Only when the text is nothing else and every call
+    names an offered tool; otherwise it is text."""
+    body = text.strip()
+    fenced = _FENCED.fullmatch(body)
+    if fenced:
+        body = fenced.group(1)
+    blocks = _TOOL_CALL_TAG.findall(body)
+    if blocks:
+        if _TOOL_CALL_TAG.sub("", body).strip():
+            return []
+    elif body.startswith("{") and body.endswith("}"):
+        blocks = [body]
+    else:
+        return []
+    offered = {tool_declaration(t)[0] for t in tools}
+    calls = []
+    for i, block in enumerate(blocks):
+        try:
+            call = jsontext.loads(block)
+        except ValueError:
+            return []
+        if not isinstance(call, dict) or set(call) - {"name", "arguments"} \
+                or call.get("name") not in offered:
+            return []
+        calls.append({"id": f"call_{i}", "name": call["name"],
+                      "arguments": tool_arguments(call.get("arguments"))})
+    return calls
+
+
+def with_written_tool_calls(completion: Completion, req: ChatRequest) -> Completion:
+    """``completion`` with the tool calls its text holds (tool_calls_in_text), for
+    every wire: the adapters parse only their format's own tool-call fields."""
+    if req.tools and not completion.tool_calls and completion.text:
+        calls = tool_calls_in_text(completion.text, req.tools)
+        if calls:
+            return replace(completion, text="", tool_calls=calls)
+    return completion

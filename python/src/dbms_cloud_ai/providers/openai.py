@@ -4,10 +4,8 @@ Hugging Face's router, and any OpenAI-compatible server (Ollama, vLLM, LM Studio
 from __future__ import annotations
 
 import json
-import re
 from urllib.parse import quote
 
-from .. import jsontext
 from ..errors import InvalidParameter
 from .base import (
     ChatRequest,
@@ -81,9 +79,6 @@ class OpenAI(Provider):
         except (KeyError, IndexError, TypeError, AttributeError):
             raise self.bad("no choices[0].message.content") from None
         calls = parse_openai_tool_calls(message.get("tool_calls"))
-        if not calls and req.tools and isinstance(text, str):
-            calls = tool_calls_in_text(text, req.tools)
-            text = "" if calls else text
         if calls:
             # llama-cpp-python's server writes the text "None" beside its tool calls
             text = text if isinstance(text, str) and text != "None" else ""
@@ -148,44 +143,6 @@ def openai_message(m: dict) -> dict:
         return {"role": "assistant", "content": m.get("content") or "",
                 "tool_calls": [openai_tool_call(c) for c in m["tool_calls"]]}
     return m
-
-
-_TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
-_FENCED = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.S)
-
-
-def tool_calls_in_text(text: str, tools: list[dict]) -> list[dict]:
-    """Tool calls an open model wrote as its whole answer's text instead of in
-    ``tool_calls`` (Qwen and Hermes templates: ``<tool_call>{"name": ...,
-    "arguments": {...}}</tool_call>``, or that JSON object alone, or in a ```json
-    fence as Qwen2.5-Coder writes it), as llama.cpp's servers return them without a
-    tool-call parser.  Only when the text is nothing else and every call names an
-    offered tool; otherwise it is text."""
-    body = text.strip()
-    fenced = _FENCED.fullmatch(body)
-    if fenced:
-        body = fenced.group(1)
-    blocks = _TOOL_CALL_TAG.findall(body)
-    if blocks:
-        if _TOOL_CALL_TAG.sub("", body).strip():
-            return []
-    elif body.startswith("{") and body.endswith("}"):
-        blocks = [body]
-    else:
-        return []
-    offered = {tool_declaration(t)[0] for t in tools}
-    calls = []
-    for i, block in enumerate(blocks):
-        try:
-            call = jsontext.loads(block)
-        except ValueError:
-            return []
-        if not isinstance(call, dict) or set(call) - {"name", "arguments"} \
-                or call.get("name") not in offered:
-            return []
-        calls.append({"id": f"call_{i}", "name": call["name"],
-                      "arguments": tool_arguments(call.get("arguments"))})
-    return calls
 
 
 def parse_openai_tool_calls(raw) -> list[dict]:
