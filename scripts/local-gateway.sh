@@ -35,10 +35,12 @@ PIDFILE="$CACHE/gateway.pid"
 PORTFILE="$CACHE/gateway.port"
 LOG="$CACHE/gateway.log"
 HOST=127.0.0.1   # never configurable: the model servers behind it have no authentication
-
-say() { echo "local-gateway: $*" >&2; }
-die() { echo "local-gateway: error: $1" >&2; [ -z "${2:-}" ] || echo "local-gateway: hint: $2" >&2; exit 1; }
-now() { date +%s; }
+NAME=local-gateway DEFAULT_PORT="${LOCAL_GATEWAY_PORT:-8767}" PORT_VAR=LOCAL_GATEWAY_PORT
+CMDLINE_MARK="$VENV/bin/litellm"
+# shellcheck source=lib/local-server.sh
+. "$ROOT/scripts/lib/local-server.sh"
+# The helper's wait and served send the gateway's key (it answers nothing without one).
+[ ! -s "$KEYFILE" ] || export DCA_SERVER_KEY="$(cat "$KEYFILE")"
 
 # The venv is keyed by the pins: a change of requirements rebuilds it.
 req_digest() { sha256sum "$HERE/requirements.txt" | cut -d' ' -f1; }
@@ -80,18 +82,6 @@ install() {
     say "installed in $(( $(now) - t0 )) s"
 }
 
-# The pid file names the gateway only while that pid runs our litellm (not a recycled pid).
-running_pid() {
-    local pid
-    pid="$(cat "$PIDFILE" 2>/dev/null)" || return 1
-    [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$VENV/bin/litellm" || return 1
-    echo "$pid"
-}
-current_port() { cat "$PORTFILE" 2>/dev/null || echo "${LOCAL_GATEWAY_PORT:-8767}"; }
-base_url() { echo "http://$HOST:$1"; }
-served() { DCA_SERVER_KEY="$(cat "$KEYFILE")" "$PY" "$HELPER" served "$1"; }
-
 render_config() {
     local model_url="${LOCAL_MODEL_URL:-$("$ROOT/scripts/local-model.sh" url)}"
     local model_id="${LOCAL_MODEL_NAME:-$("$ROOT/scripts/local-model.sh" model)}"
@@ -108,73 +98,27 @@ render_config() {
 }
 
 start() {
-    local port="${1:-${LOCAL_GATEWAY_PORT:-8767}}"
-    [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] \
-        || die "port '$port' is not a TCP port number" "give 1..65535 or set LOCAL_GATEWAY_PORT"
-    local pid
-    if pid="$(running_pid)"; then
-        local cur; cur="$(current_port)"
-        [ "$cur" = "$port" ] || die "the gateway already runs on port $cur (pid $pid), not $port" \
-            "scripts/local-gateway.sh stop first, or use port $cur"
-        echo "local-gateway: at $(base_url "$port")"
-        return
-    fi
+    local port="${1:-$DEFAULT_PORT}"
+    check_port "$port"
+    if already_running "$port"; then echo "$NAME: at $(base_url "$port")"; return; fi
     { venv_ok && [ -s "$KEYFILE" ]; } || install
-    if "$PY" "$HELPER" served "$(base_url "$port")" >/dev/null || served "$(base_url "$port")" >/dev/null; then
-        die "something else already answers on $(base_url "$port")" "pick another port (LOCAL_GATEWAY_PORT)"
-    fi
+    export DCA_SERVER_KEY="$(cat "$KEYFILE")"
+    refuse_busy_port "$port"
     render_config
-    local t0; t0=$(now)
     # No database, no UI, nothing fetched at start: the model cost map and the other
     # tables litellm would download are its bundled copies; the backends are loopback.
     # setsid + nohup: the gateway outlives the calling shell and its terminal.
     (
         unset DATABASE_URL DIRECT_URL REDIS_HOST REDIS_URL
-        export LITELLM_MASTER_KEY="$(cat "$KEYFILE")" LITELLM_LOCAL_MODEL_COST_MAP=True \
+        export LITELLM_MASTER_KEY="$DCA_SERVER_KEY" LITELLM_LOCAL_MODEL_COST_MAP=True \
             LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS=True LITELLM_LOCAL_BLOG_POSTS=True \
             LITELLM_LOCAL_AUTOROUTER_PRESETS=True LITELLM_LOCAL_POLICY_TEMPLATES=True \
             DISABLE_ADMIN_UI=True NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost
         exec setsid nohup "$VENV/bin/python" "$VENV/bin/litellm" --config "$CONFIG" \
             --host "$HOST" --port "$port" --num_workers 1 >>"$LOG" 2>&1 </dev/null
     ) &
-    pid=$!
-    echo "$pid" >"$PIDFILE"
-    echo "$port" >"$PORTFILE"
-    local rc=0
-    DCA_SERVER_KEY="$(cat "$KEYFILE")" "$PY" "$HELPER" wait "$(base_url "$port")" \
-        "${LOCAL_GATEWAY_START_TIMEOUT:-120}" "$pid" || rc=$?
-    if [ "$rc" != 0 ]; then
-        tail -15 "$LOG" >&2
-        [ "$rc" = 2 ] || kill "$pid" 2>/dev/null || true
-        rm -f "$PIDFILE" "$PORTFILE"
-        die "the gateway did not answer on $(base_url "$port") (log $LOG)" "see the log; a port in use is the usual cause"
-    fi
-    say "up in $(( $(now) - t0 )) s (pid $pid, log $LOG)"
-    echo "local-gateway: at $(base_url "$port")"
-}
-
-stop() {
-    local pid
-    if ! pid="$(running_pid)"; then
-        rm -f "$PIDFILE" "$PORTFILE"; say "not running"; return
-    fi
-    kill "$pid"
-    for _ in $(seq 1 50); do
-        [ -d "/proc/$pid" ] || break
-        sleep 0.2
-    done
-    [ ! -d "/proc/$pid" ] || kill -9 "$pid" 2>/dev/null || true
-    rm -f "$PIDFILE" "$PORTFILE"
-    say "stopped (pid $pid)"
-}
-
-status() {
-    local pid port
-    pid="$(running_pid)" || { say "not running"; return 1; }
-    port="$(current_port)"
-    served "$(base_url "$port")" >/dev/null \
-        || { say "pid $pid runs but does not answer on $(base_url "$port") yet"; return 1; }
-    echo "local-gateway: at $(base_url "$port") (pid $pid)"
+    track_and_wait $! "$port" "${LOCAL_GATEWAY_START_TIMEOUT:-120}"
+    echo "$NAME: at $(base_url "$port")"
 }
 
 cmd="${1:-}"
@@ -182,8 +126,8 @@ cmd="${1:-}"
 case "$cmd" in
     install) install ;;
     start) start "$@" ;;
-    stop) stop ;;
-    status) status ;;
+    stop) stop_server ;;
+    status) status_server ;;
     url) base_url "$(current_port)" ;;
     key) [ -s "$KEYFILE" ] || { mkdir -p "$CACHE"; make_key; }; cat "$KEYFILE" ;;
     *) echo "usage: scripts/local-gateway.sh install|start [PORT]|stop|status|url|key" >&2; exit 2 ;;

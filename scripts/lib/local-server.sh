@@ -1,6 +1,6 @@
-# Sourced by scripts/local-model.sh and scripts/local-embeddings.sh: what both local servers
-# share once installed (a detached process on 127.0.0.1, tracked by a pid file and a port
-# file, waited for through GET /v1/models, stopped by pid only).
+# Sourced by scripts/local-model.sh, scripts/local-embeddings.sh and scripts/local-gateway.sh:
+# what the local servers share once installed (a detached process on 127.0.0.1, tracked by a
+# pid file and a port file, waited for through GET /v1/models, stopped by pid only).
 #
 # The caller sets before sourcing: NAME (the prefix of messages), PY (python3 for the helper),
 # HELPER (scripts/local-model/helper.py: stdlib only), HOST, PIDFILE, PORTFILE, LOG,
