@@ -341,13 +341,14 @@ def test_facts_must_cite_and_quote_a_user_message_of_this_conversation(db, alice
             fact("likes hiking", other_id, "I like hiking"),                    # other conversation
             fact("is vegetarian", one, "I am vegetarian"),                       # never said
             fact("prefers tea", "m9", "I prefer tea"),                           # unknown id
+            fact("My name is John Doe", one, "I prefer tea over coffee"),        # not what it says
         ])
     llm.responder = respond(extract=extract, chat=lambda body: "Noted. Your badge number is 4711.")
     promote(db)
 
     job = job_of(alice, cid)
     assert (job["status"], job["reason"]) == ("done", "stored")
-    assert (job["facts_proposed"], job["facts_stored"], job["facts_rejected"]) == (9, 2, 7)
+    assert (job["facts_proposed"], job["facts_stored"], job["facts_rejected"]) == (10, 2, 8)
     assert sorted(memories(alice)) == ["prefers tea over coffee", "works at Acme"]
     assert stored_count(db) == 2
 

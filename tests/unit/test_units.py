@@ -61,6 +61,20 @@ def test_attribute_values_from_strings_and_json():
     assert attributes.display([{"owner": "SH", "name": "T"}]) == '[{"owner":"SH","name":"T"}]'
 
 
+@pytest.mark.parametrize("fact,quote,ok", [
+    ("Sam is the user's name", "call me sam", True),
+    ("Wants answers in Spanish", "please always answer me in spanish", True),   # answers ~ answer
+    ("prefers tea over coffee", "i prefer tea", True),
+    ("I want to be contacted via email", "whenever you show amounts of money, use euros", False),
+    ("My name is M1", "how do i compute a rolling 7-day average?", False),
+    ("Hamlet is the main character in the play", "summarize hamlet for me", False),
+    ("菜食主義者です", "私は菜食主義者です", True),          # unspaced scripts are not split
+])
+def test_a_fact_must_share_words_with_its_quote(fact, quote, ok):
+    from dbms_cloud_ai.memory.jobs import grounded
+    assert grounded(fact, quote) is ok
+
+
 DEEP = "[" * 100_000 + "]" * 100_000   # past the interpreter's recursion limit
 
 

@@ -366,9 +366,32 @@ def fact_key(fact: str) -> str:
     return hashlib.md5(fold(fact).rstrip(".").encode()).hexdigest()
 
 
+_WORDS = re.compile(r"[^\W\d_]{3,}")
+# Words a fact says about anyone, which its quote need not contain.
+_FACT_FRAME = frozenset(("the", "and", "user", "users", "wants", "want", "that", "this", "with",
+                         "for", "are", "has", "have", "they", "their", "likes", "prefers"))
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def grounded(fact: str, quote: str) -> bool:
+    """Whether the fact says something its quote says: a third of its words (by
+    their first five letters) are in the quote.  A small model cites a real
+    sentence for an invented fact ("My name is John Doe" quoting "Show me last
+    quarter's revenue"); a quote alone does not catch that.  Scripts written
+    without spaces between words are not checked (their words are not split)."""
+    if _UNSPACED.search(fact):
+        return True
+    stems = {w[:5] for w in _WORDS.findall(fact.casefold()) if w not in _FACT_FRAME}
+    if not stems:
+        return True
+    shared = stems & {w[:5] for w in _WORDS.findall(quote)}
+    return len(shared) * 3 >= len(stems)
+
+
 def validate(proposed: list, rows) -> tuple[list[dict], int]:
     """Facts that cite a user message of these prompts (by its short id in the
-    request, ``_message_ids``) and quote it; the rest are rejected."""
+    request, ``_message_ids``) and quote it, in words the fact shares
+    (``grounded``); the rest are rejected."""
     said = {short: (r["id"].lower(), fold(r["prompt"])) for short, r in _message_ids(rows).items()}
     accepted, rejected = [], 0
     for f in proposed[:MAX_FACTS]:
@@ -378,7 +401,7 @@ def validate(proposed: list, rows) -> tuple[list[dict], int]:
             fact, short, quote = f["fact"].strip(), f["message_id"].strip().lower(), \
                 fold(f["quote"])
             ok = (0 < len(fact) <= MAX_FACT_CHARS and short in said and len(quote) >= 2
-                  and quote in said[short][1])
+                  and quote in said[short][1] and grounded(fact, quote))
         if ok:
             accepted.append({"fact": fact, "source": said[short][0], "key": fact_key(fact)})
         else:
