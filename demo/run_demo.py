@@ -151,8 +151,8 @@ def local_mode() -> Mode:
     """No key and no server named: the project's own local model, offline."""
     return Mode(False, "demo: LOCAL model: a real small model behind llama.cpp's OpenAI-compatible "
                        "server on 127.0.0.1, offline. The first run builds llama.cpp and fetches the "
-                       "1.1 GB model (scripts/local-model.sh): about 20 to 30 minutes on 2 cores, "
-                       "then cached. DEMO_OFFLINE=1 uses the instant scripted endpoint instead.",
+                       "1.1 GB model (scripts/local-model.sh): about 10 minutes on 2 cores (more on "
+                       "a busy machine), then cached. DEMO_OFFLINE=1 uses the instant scripted endpoint instead.",
                 "the local model", {"credential_name": "DEMO_CRED", "temperature": 0},
                 cred_user="LOCAL_MODEL", key="no-key-needed", local=True, timeout="300s")
 

@@ -66,7 +66,7 @@ install_venv() {
     say "server venv: pinned build tools (scikit-build-core)"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: \
         -r "$HERE/build-requirements.txt"
-    say "server venv: llama-cpp-python 0.3.36 compiles llama.cpp: about 20 minutes on 2 cores ($jobs here; log $CACHE/build.log)"
+    say "server venv: llama-cpp-python 0.3.36 compiles llama.cpp: about 10 minutes on 2 cores, more on a busy machine ($jobs here; log $CACHE/build.log)"
     # --no-build-isolation: the build tools are the pinned ones just installed, not
     # whatever pip would fetch unhashed into an isolated build environment.
     if ! CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$VENV/bin/pip" install --disable-pip-version-check \
