@@ -1,7 +1,7 @@
 """Long-term memories found by meaning (issue 17): with the profile's
 embedding_model, promotion embeds each new fact once, and first-turn recall and
 the search_memories tool embed the question (the query) once and put the
-memories at cosine >= embeddings.MIN_COSINE first.  Without embedding_model,
+memories at cosine >= embeddings.MIN_FACT_COSINE first.  Without embedding_model,
 or while the subject has no memory embedded with that model, nothing is
 embedded and memories are found by words as before.
 

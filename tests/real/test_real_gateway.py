@@ -17,6 +17,7 @@ from real_fixtures import (  # noqa: F401 - fixtures
     GATEWAY_MODELS,
     gateway,
     gateway_profile,
+    local_embeddings,
     local_model,
     sh,
     via_gateway,
@@ -72,6 +73,37 @@ def test_memory_is_extracted_and_the_tool_round_runs_on_each_wire(db, via_gatewa
         "where c.purpose = 'tool'").fetchall()
     assert any("lisbon" in f.lower() for (f,) in found), found
     assert answer.strip()
+
+
+def test_memories_are_embedded_and_recalled_by_meaning(db, alice, gateway, local_model,
+                                                      local_embeddings):
+    """One base URL for chat and embeddings (the gateway routes the model to llama.cpp and
+    all-MiniLM-L6-v2 to infinity): promotion embeds the fact, and a first turn whose words
+    miss it ("What pet do I have?" for the dog's name) recalls it by meaning, its cosine
+    recorded as the similarity (by words it would be 0)."""
+    conn = gateway_profile(db, alice, gateway, "openai", local_model.name)
+    conn.execute("select dbms_cloud_ai.set_attribute('P', 'embedding_model', %s)",
+                 (local_embeddings.name,))
+    conn.execute("select dbms_cloud_ai.set_attribute('P', 'long_term_memory', 'true')")
+    enable(db)
+    cid = conversation(conn, "about me")
+    say(conn, "Please remember this about me: my dog is called Pixel. Reply with OK.", cid)
+    promote(db)
+    [(fact, dims, model)] = conn.execute(
+        "select fact, pg_catalog.cardinality(embedding), embedding_model "
+        "from dbms_cloud_ai._memory").fetchall()
+    assert "pixel" in fact.lower() and (dims, model) == (384, local_embeddings.name)
+    new = conversation(conn, "later")
+    answer = say(conn, "What pet do I have?", new)
+    [similarity] = conn.execute(
+        "select s.similarity from dbms_cloud_ai.user_cloud_ai_message_sources s "
+        "join dbms_cloud_ai.user_cloud_ai_calls c using (call_id) "
+        "where s.source_kind = 'memory' and c.purpose = 'answer'").fetchone()
+    assert similarity >= 0.4
+    assert "dog" in answer.lower() or "pixel" in answer.lower()
+    embedded = conn.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_calls "
+                            "where purpose = 'embedding' and status = 'ok'").fetchone()[0]
+    assert embedded == 2                          # the fact once, the question once
 
 
 def test_the_openai_wire(db, alice, gateway, local_model):

@@ -13,7 +13,7 @@ Memories are found by words (full text), and also by meaning when the
 profile has an ``embedding_model`` and the subject has memories embedded with
 it (promotion embeds each fact it stores, memory/jobs.py): the question, or
 the tool's query, is then embedded once, and memories at a cosine similarity
-of at least ``embeddings.MIN_COSINE`` come first, most similar first, then
+of at least ``embeddings.MIN_FACT_COSINE`` come first, most similar first, then
 those that share a word with it.  Otherwise no embedding request is made.
 
 Every search is bound to the session's (organization, subject) and the calling
@@ -114,7 +114,7 @@ _HAS_EMBEDDED = """
                       and m.embedding_model = $3) as x"""
 # By meaning and words, as nl2sql/examples.py: the memories embedded with the
 # profile's model get their cosine similarity with the question's vector ($5,
-# unit length); those at MIN_COSINE ($7) or more come first, most similar
+# unit length); those at MIN_FACT_COSINE ($7) or more come first, most similar
 # first, then the others by words as in _RECALL / _SEARCH; $8: every memory
 # (recall, the newest last) or only matches (the tool).  ``rank`` is what the
 # memory was chosen by (a cosine, or ts_rank), recorded as its similarity.
@@ -151,7 +151,7 @@ def _vector(plpy, ident: Identity, attrs: dict | None, text: str, ctx):
 def _by_meaning(plpy, ident: Identity, vector, limit: int, q: str, everything: bool):
     return db.query(plpy, _BY_MEANING, _MEANING_TYPES,
                     (ident.organization, ident.subject, limit, q, vector.values, vector.model,
-                     embeddings.MIN_COSINE, everything))
+                     embeddings.MIN_FACT_COSINE, everything))
 
 
 def search(plpy, ident: Identity, query: str, limit: int, attrs: dict | None = None,

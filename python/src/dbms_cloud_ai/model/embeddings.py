@@ -25,9 +25,15 @@ from ..providers.base import estimate_tokens
 from . import llm
 
 PROMPT_VERSION = "embedding"
-# Two texts are alike from this cosine similarity on (an example's question and
-# the new one; a memory's fact and the question or tool query).
+# Two questions are alike from this cosine similarity on (an example's question
+# and the new one).
 MIN_COSINE = 0.6
+# A question and a statement of the user's are further apart than two questions
+# even when one answers the other.  Measured with all-MiniLM-L6-v2 (the local
+# embedding server): "What pet do I have?" / "my dog is called Pixel" 0.54,
+# "where do I live" / "I live in Lisbon" 0.49, a question and an unrelated fact
+# of the same user at most 0.34 (docs/reference/memory.md).
+MIN_FACT_COSINE = 0.4
 
 
 def cosine_sql(stored: str, query: str) -> str:
