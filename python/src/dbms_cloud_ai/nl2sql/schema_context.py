@@ -11,8 +11,9 @@ The result is cached per backend, keyed by role and scope, and checked on every
 use against a fingerprint of the catalog rows it was built from (pg_class,
 pg_attribute, pg_description, pg_constraint, pg_namespace, pg_auth_members and
 the annotations the caller sees: row count and the sum of xmin).  Any DDL,
-COMMENT, GRANT, role membership or annotation change touches one of those rows and gives a new fingerprint, so the next call
-reads the catalog again; nothing needs an event trigger.
+COMMENT, GRANT, role membership or annotation change touches one of those
+rows and gives a new fingerprint, so the next call reads the catalog again;
+nothing needs an event trigger.
 
 ``select`` decides which tables go into the prompt: all of them when they fit
 the budget (``dbms_cloud_ai.schema_context_tokens``, about four characters per
