@@ -8,7 +8,7 @@
 -- a restore finds the table again.  Rows of a dropped table stay behind unseen:
 -- the schema context and the view show a row only while its table exists and
 -- its writer still has the rights of the table's owner (an OID reused by another
--- role's table does not inherit them); drop_annotation removes them.
+-- role's table does not inherit them).
 -- column_name is a name, not an attribute number (pg_dump renumbers columns
 -- after a dropped one): a renamed column leaves its annotations behind.
 create table dbms_cloud_ai._annotation
