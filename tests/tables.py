@@ -164,6 +164,12 @@ TABLES = {t.name: t for t in (
           bookkeeping=True,
           access={USERS: ("grantee",) + NOTHING[1:],
                   "ai_admin": ("all", "ok", "ok", "own", "denied", "none")}),
+    # Annotations (issue 18): a role reads its own and those of relations it may
+    # read (none of the other roles' here); only the writer adds or removes them.
+    Table('dbms_cloud_ai._annotation', role_column="owner", probe_column="annotation_value",
+          insert=("insert into dbms_cloud_ai._annotation (owner, table_id, annotation_name) "
+                  "values ({o}, 'pg_catalog.pg_class', 'M')"),
+          access={USERS: READ_ONLY, "ai_admin": READ_ONLY}),
     Table('dbms_cloud_ai._memory_erasure', role_column="actor", probe_column="memories",
           insert=("insert into dbms_cloud_ai._memory_erasure (erasure_id, organization, subject_digest, scope, actor, "
                   "memories, prompts, jobs) values (gen_random_uuid(), 'acme', 'd', 'memory', {o}, 0, 0, 0)"),

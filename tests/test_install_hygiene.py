@@ -817,6 +817,11 @@ STEPS = [
          f"select {D}.export_negative_feedback('P') is not null"),
     Step((), f"select conversation_prompt_id from {D}.user_cloud_ai_conversation_prompts "
              "order by created, prompt limit 1", save="pid"),
+    Step((), "create table if not exists alice.annotated (a int)"),
+    Step(f"{D}.add_annotation(regclass,text,text,text)",
+         f"select {D}.add_annotation('alice.annotated', 'Aliases', 'x', 'a')"),
+    Step(f"{D}.drop_annotation(regclass,text,text)",
+         f"select {D}.drop_annotation('alice.annotated', 'Aliases', 'a')"),
     Step(f"{D}.rate_prompt(text,integer,text)", f"select {D}.rate_prompt(%(pid)s, 1, 'good')"),
     Step((f"{D}.delete_conversation_prompt(text,boolean)", f"{D}._forget_summaries()"),
          f"select {D}.delete_conversation_prompt(%(pid)s, true)"),

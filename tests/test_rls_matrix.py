@@ -89,6 +89,10 @@ def seed(db, llm) -> dict:
         prompt = conn.execute("select conversation_prompt_id from dbms_cloud_ai.user_cloud_ai_conversation_prompts"
                               ).fetchone()[0]
         conn.execute("select dbms_cloud_ai.rate_prompt(%s, -1, %s)", (prompt, f"{r}-rating"))
+    for r in SEEDED:                                       # annotations on a table of their own
+        admin.execute(sql.SQL("create table {}.notes (id int)").format(sql.Identifier(r)))
+        admin.execute(sql.SQL("alter table {}.notes owner to {}").format(sql.Identifier(r), sql.Identifier(r)))
+        conns[r].execute("select dbms_cloud_ai.add_annotation(%s, 'Display', %s)", (f"{r}.notes", f"{r}-notes"))
     promote(db)                                            # memories and finished jobs
     for r in ROLES:
         admin.execute("""insert into dbms_cloud_ai._conversation_summary

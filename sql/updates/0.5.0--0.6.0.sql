@@ -9,3 +9,9 @@
 -- profile has an embedding_model.
 alter table dbms_cloud_ai._memory add column embedding float4[];
 alter table dbms_cloud_ai._memory add column embedding_model text;
+
+-- Annotations on tables and columns (issue 18): the table, its owner (098 is
+-- idempotent), then the writer's policy.
+-- include schema/093-annotations.sql
+-- include schema/098-table-owner.sql
+-- include schema/099-annotation-writer.sql

@@ -164,7 +164,7 @@ SPEC = {
     "enforce_object_list": (_bool, True, "refuse SQL touching objects outside object_list"),
     "comments": (_bool, False, "include table and column comments"),
     "constraints": (_bool, False, "include primary and foreign keys"),
-    "annotations": (_bool, False, "include annotations (comments on PostgreSQL)"),
+    "annotations": (_bool, False, "include annotations (dbms_cloud_ai.add_annotation)"),
     "case_sensitive_values": (_bool, False, "compare literals case-sensitively"),
     "conversation": (_bool, False, "session short-term conversation"),
     "conversation_length": (_int(1, 999), 10, "prompts sent as context"),

@@ -15,6 +15,7 @@ from .memory import identity
 from .memory import recall as memory
 from .model import accounting, budget, detached, llm
 
+_annotate = LazyModule("nl2sql.annotate")
 _feedback = LazyModule("feedback")
 memory_jobs = LazyModule("memory.jobs")
 _text_actions = LazyModule("text.actions")
@@ -252,6 +253,19 @@ def export_negative_feedback(plpy, profile_name, all_users):
 @sql_entry
 def sql_id(plpy, sql_text):
     return None if sql_text is None else _feedback.sql_id_of(sql_text)
+
+
+# --- dbms_cloud_ai: annotations ----------------------------------------------------
+
+
+@sql_entry
+def add_annotation(plpy, table_name, annotation_name, annotation_value, column_name):
+    _annotate.add(plpy, table_name, annotation_name, annotation_value, column_name)
+
+
+@sql_entry
+def drop_annotation(plpy, table_name, annotation_name, column_name):
+    _annotate.drop(plpy, table_name, annotation_name, column_name)
 
 
 # --- dbms_cloud_ai: summarize and translate ---------------------------------------

@@ -2,16 +2,18 @@
 
 ``load`` reads, as the caller, every relation of the profile's ``object_list``
 (or of the caller's current schema) that the caller may read, with the columns
-the caller may read, comments and keys.  Relations the caller cannot read are
+the caller may read, comments, keys and annotations (dbms_cloud_ai.add_annotation;
+only those written by a role that still has the rights of the relation's owner).  Relations the caller cannot read are
 left out without a word, so a prompt never reveals what exists beyond the
 caller's privileges.
 
 The result is cached per backend, keyed by role and scope, and checked on every
 use against a fingerprint of the catalog rows it was built from (pg_class,
-pg_attribute, pg_description, pg_constraint, pg_namespace, pg_auth_members:
-row count and the sum of xmin).  Any DDL, COMMENT, GRANT or role membership
-change touches one of those rows and gives a new fingerprint, so the next call
-reads the catalog again; nothing needs an event trigger.
+pg_attribute, pg_description, pg_constraint, pg_namespace, pg_auth_members and
+the annotations the caller sees: row count and the sum of xmin).  Any DDL,
+COMMENT, GRANT, role membership or annotation change touches one of those
+rows and gives a new fingerprint, so the next call reads the catalog again;
+nothing needs an event trigger.
 
 ``select`` decides which tables go into the prompt: all of them when they fit
 the budget (``dbms_cloud_ai.schema_context_tokens``, about four characters per
@@ -86,6 +88,7 @@ class Column:
     type: str
     not_null: bool
     comment: str | None
+    annotations: tuple[tuple[str, str | None], ...] = ()   # (name, value), by name
 
 
 @dataclass(frozen=True)
@@ -103,10 +106,13 @@ class Table:
     name_words: frozenset = field(default=frozenset(), compare=False)
     column_words: frozenset = field(default=frozenset(), compare=False)
     comment_words: frozenset = field(default=frozenset(), compare=False)
+    annotations: tuple[tuple[str, str | None], ...] = ()
+    annotation_words: frozenset = field(default=frozenset(), compare=False)
 
-    def ddl(self, comments: bool, constraints: bool) -> str:
+    def ddl(self, comments: bool, constraints: bool, annotations: bool = False) -> str:
         """The table as PostgreSQL DDL; comments become COMMENT ON statements
-        (escaped literals) so that nothing in them can pass for an instruction."""
+        and annotations comment lines, both with escaped literals, so that
+        nothing in them can pass for an instruction."""
         kind = {"table": "TABLE", "view": "VIEW", "materialized view": "MATERIALIZED VIEW",
                 "foreign table": "FOREIGN TABLE"}[self.kind]
         lines = [f"  {c.quoted} {c.type}{' NOT NULL' if c.not_null else ''}"
@@ -128,7 +134,20 @@ class Table:
                 if c.comment:
                     text += (f"\nCOMMENT ON COLUMN {self.qualified}.{c.quoted} IS "
                              f"{_literal(c.comment)};")
+        if annotations:
+            if self.annotations:
+                text += f"\n-- ANNOTATIONS ON TABLE {self.qualified}: {_pairs(self.annotations)}"
+            for c in self.columns:
+                if c.annotations:
+                    text += (f"\n-- ANNOTATIONS ON COLUMN {self.qualified}.{c.quoted}: "
+                             f"{_pairs(c.annotations)}")
         return text
+
+
+def _pairs(annotations) -> str:
+    """Name 'value', ...: names are identifiers (checked by add_annotation), values
+    one-line literals."""
+    return ", ".join(n if v is None else f"{n} {_literal(v)}" for n, v in annotations)
 
 
 @dataclass
@@ -141,11 +160,11 @@ class Catalog:
     fingerprint: str = ""
     _texts: dict = field(default_factory=dict, repr=False)
 
-    def texts(self, comments: bool, constraints: bool) -> dict:
+    def texts(self, comments: bool, constraints: bool, annotations: bool = False) -> dict:
         """Each table's DDL for these flags, rendered once per cached catalog."""
-        key = (comments, constraints)
+        key = (comments, constraints, annotations)
         if key not in self._texts:
-            self._texts[key] = {(t.schema, t.name): t.ddl(comments, constraints)
+            self._texts[key] = {(t.schema, t.name): t.ddl(comments, constraints, annotations)
                                 for t in self.tables}
         return self._texts[key]
 
@@ -164,7 +183,7 @@ class Catalog:
 # --- reading the catalog ------------------------------------------------------
 
 _SCOPE = """
-    select c.oid, n.nspname, c.relname, c.relkind
+    select c.oid, n.nspname, c.relname, c.relkind, c.relowner
       from pg_catalog.pg_class c
       join pg_catalog.pg_namespace n on n.oid = c.relnamespace
      where c.relkind in ('r', 'p', 'v', 'm', 'f') and not c.relispartition
@@ -209,7 +228,14 @@ _READ = f"""
              where k.conrelid = s.oid and k.contype in ('p', 'u', 'f')
                and (k.contype <> 'f' or pg_catalog.has_table_privilege(k.confrelid, 'SELECT')
                     or pg_catalog.has_any_column_privilege(k.confrelid, 'SELECT'))
-           )::text as constraints
+           )::text as constraints,
+           (select pg_catalog.json_agg(pg_catalog.json_build_array(
+                       an.column_name, an.annotation_name, an.annotation_value)
+                   order by an.column_name, an.annotation_name, an.owner)
+              from dbms_cloud_ai._annotation an
+              join pg_catalog.pg_roles w on w.rolname = an.owner
+             where an.table_id = s.oid
+               and pg_catalog.pg_has_role(w.oid, s.relowner, 'USAGE'))::text as annotations
       from scope s
       left join pg_catalog.pg_description td
         on td.objoid = s.oid and td.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
@@ -239,7 +265,10 @@ _FINGERPRINT = f"""
                 (select k.confrelid from pg_catalog.pg_constraint k
                   where k.conrelid = any ((select a from ids)::oid[]) and k.contype = 'f')),
         (select pg_catalog.count(*) || ':' || pg_catalog.sum(m.xmin::text::int8)
-           from pg_catalog.pg_auth_members m)) as fp, current_user::text as who"""
+           from pg_catalog.pg_auth_members m),
+        (select pg_catalog.count(*) || ':' || pg_catalog.sum(an.xmin::text::int8)
+           from dbms_cloud_ai._annotation an
+          where an.table_id::oid = any ((select a from ids)::oid[]))) as fp, current_user::text as who"""
 
 _KINDS = {"r": "table", "p": "table", "v": "view", "m": "materialized view", "f": "foreign table"}
 
@@ -317,7 +346,10 @@ def _build(rows, entries) -> Catalog:
 
 
 def _table(r) -> Table:
-    cols = tuple(Column(n, _one_line(q), t, bool(nn), c)
+    notes: dict[str | None, list] = {}
+    for column, name, value in json.loads(r.get("annotations") or "[]"):
+        notes.setdefault(column, []).append((name, value))
+    cols = tuple(Column(n, _one_line(q), t, bool(nn), c, tuple(notes.get(n, ())))
                  for n, q, t, nn, c in json.loads(r["columns"] or "[]"))
     quoted = {c.name: c.quoted for c in cols}
     keep = lambda names: all(n in quoted for n in names)  # noqa: E731 - keys on hidden columns go
@@ -336,7 +368,10 @@ def _table(r) -> Table:
                  cols, pk, tuple(unique), tuple(fks),
                  frozenset(words(r["relname"])),
                  frozenset(w for c in cols for w in words(c.name)),
-                 frozenset(words(r["comment"]) | {w for c in cols for w in words(c.comment)}))
+                 frozenset(words(r["comment"]) | {w for c in cols for w in words(c.comment)}),
+                 tuple(notes.get(None, ())),
+                 frozenset(w for _, value in (*notes.get(None, ()), *(a for c in cols for a in c.annotations))
+                           for w in words(value)))
 
 
 # --- choosing what goes into the prompt -----------------------------------------
@@ -361,14 +396,15 @@ def select(catalog: Catalog, question: str, history: list[str], attrs: dict,
             hint="Check the profile's object_list (dbms_cloud_ai.set_attribute) and that you "
                  "have SELECT on its tables.")
     comments, constraints = bool(attrs.get("comments")), bool(attrs.get("constraints"))
-    texts = catalog.texts(comments, constraints)
+    annotations = bool(attrs.get("annotations"))
+    texts = catalog.texts(comments, constraints, annotations)
     limit = budget * CHARS_PER_TOKEN
     total = sum(len(x) + 2 for x in texts.values())
     automated = attrs.get("object_list_mode") == "automated"
     if total <= limit and not automated:
         return Selection(list(catalog.tables), [], None, list(texts.values()))
 
-    ranked = _rank(catalog.tables, question, history)
+    ranked = _rank(catalog.tables, question, history, annotations)
     if automated:
         relevant = [t for s, t in ranked if s > 0]
         ranked = [(1, t) for t in relevant] or ranked
@@ -409,9 +445,10 @@ def select(catalog: Catalog, question: str, history: list[str], attrs: dict,
     return Selection(described, omitted, reason, [texts[(t.schema, t.name)] for t in described])
 
 
-def _rank(tables, question, history):
+def _rank(tables, question, history, annotations=False):
     """Tables by how many words of the question (and, less, of the conversation's
-    earlier questions) their name, columns and comments share; ties by name."""
+    earlier questions) their name, columns and comments (and annotation values,
+    when shown) share; ties by name."""
     asked = words(question)
     before = set().union(*(words(h) for h in history)) - asked if history else set()
     scored = []
@@ -419,7 +456,8 @@ def _rank(tables, question, history):
         score = 0
         for ws, weight in ((asked, 3), (before, 1)):
             score += weight * (4 * len(ws & t.name_words) + 2 * len(ws & t.column_words)
-                               + len(ws & t.comment_words))
+                               + len(ws & (t.comment_words | t.annotation_words
+                                           if annotations else t.comment_words)))
         scored.append((score, t))
     scored.sort(key=lambda st: (-st[0], st[1].schema, st[1].name))
     return scored
