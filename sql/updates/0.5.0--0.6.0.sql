@@ -9,3 +9,7 @@
 -- profile has an embedding_model.
 alter table dbms_cloud_ai._memory add column embedding float4[];
 alter table dbms_cloud_ai._memory add column embedding_model text;
+
+-- The data-access switch (issue 18b: enable_data_access / disable_data_access).
+-- include schema/092-data-access.sql
+-- include schema/098-table-owner.sql
