@@ -15,11 +15,13 @@ import psycopg
 import pytest
 from fake_llm import Answer
 from helpers import case, generate, hint_of, make_profile, raises
+from memory_helpers import conversation, conversation_of, enable, is_extraction, memory_profile, promote, say
 
 SECRETS = ("ZQX-ALPHA-7781", "ZQX-BRAVO-9902", "424242")
 VAULT_SQL = "SELECT v.code, v.amount FROM alice.vault v ORDER BY v.id"
 VAULT_JSON = ('[\n  {\n    "code" : "ZQX-ALPHA-7781",\n    "amount" : 424242\n  },\n'
               '  {\n    "code" : "ZQX-BRAVO-9902",\n    "amount" : 7\n  }\n]')
+WITHHELD = "(answer from query results withheld: data access is disabled)"
 TITLE = Answer('{"title": "Vault", "description": "Questions about the vault."}')
 
 
@@ -207,3 +209,26 @@ def test_the_switch_survives_a_new_connection(db, admin):
     assert enabled(fresh) is False
     with pytest.raises(psycopg.Error):
         fresh.execute("select dbms_cloud_ai.enable_data_access()")
+
+
+def test_disabled_memory_extraction_gets_no_narrated_rows(db, alice, admin, llm):
+    alice.execute("create table alice.vault (id int primary key, code text, amount int)")
+    alice.execute("insert into alice.vault values (1, 'ZQX-ALPHA-7781', 424242), "
+                  "(2, 'ZQX-BRAVO-9902', 7)")
+    alice.execute("set statement_timeout = '20s'")
+    enable(db)
+    memory_profile(alice, llm)
+    cid = conversation(alice)
+    llm.script(Answer(VAULT_SQL), Answer("The codes are ZQX-ALPHA-7781 and ZQX-BRAVO-9902."))
+    say(alice, "list the codes", cid, action="narrate")
+    llm.script(Answer("noted"))
+    say(alice, "I work on the vault team", cid)
+    admin.execute("select dbms_cloud_ai.disable_data_access()")
+    llm.reset()
+    llm.responder = lambda wire, body: Answer('{"facts": []}')
+    assert promote(db) == 1
+    extraction = [r for r in llm.requests if is_extraction(r.json)]
+    assert len(extraction) == 1 and leaked(llm) == []
+    said = [m["text"] for m in conversation_of(extraction[0].json)]
+    assert said[:2] == ["list the codes", WITHHELD]
+    assert "I work on the vault team" in said
