@@ -124,6 +124,11 @@ TABLES = {t.name: t for t in (
                   "on conflict do nothing"),
           access={USERS: SHARED_READ,
                   "ai_admin": ("rows", "ok", "n/a", "rows", "n/a", "rows")}),
+    Table('dbms_cloud_ai._data_access', role_column=None, probe_column="enabled",
+          insert=("insert into dbms_cloud_ai._data_access (enabled) values (true) "
+                  "on conflict do nothing"),
+          access={USERS: SHARED_READ,
+                  "ai_admin": ("rows", "ok", "n/a", "rows", "n/a", "rows")}),
     Table('dbms_cloud_ai._usage_daily', role_column="owner", probe_column="calls",
           dumped=False,
           insert=("insert into dbms_cloud_ai._usage_daily (day, owner, provider, calls, errors) "

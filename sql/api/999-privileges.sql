@@ -54,6 +54,8 @@ grant select, insert, update, delete on dbms_cloud_ai._token_budget to dbms_clou
 grant select on dbms_cloud_ai._admin_setting to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai._annotation to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._admin_setting to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai._data_access to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._data_access to dbms_cloud_ai_admin;
 
 grant select on dbms_cloud_ai._memory_role, dbms_cloud_ai._memory_organization to dbms_cloud_ai_user;
 grant insert, update, delete on dbms_cloud_ai._memory_role, dbms_cloud_ai._memory_organization

@@ -10,8 +10,10 @@
 alter table dbms_cloud_ai._memory add column embedding float4[];
 alter table dbms_cloud_ai._memory add column embedding_model text;
 
--- Annotations on tables and columns (issue 18): the table, its owner (098 is
--- idempotent), then the writer's policy.
+-- The data-access switch (issue 18: enable_data_access / disable_data_access) and
+-- annotations on tables and columns (issue 18): the tables, their owner, then the
+-- annotation writer's policy (it needs the owner role of 098).
+-- include schema/092-data-access.sql
 -- include schema/093-annotations.sql
 -- include schema/098-table-owner.sql
 -- include schema/099-annotation-writer.sql

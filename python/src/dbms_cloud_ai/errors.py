@@ -144,6 +144,14 @@ class GeneratedSqlFailed(DcaError):
     sqlstate, condition = "LL005", "generated_sql_failed"
 
 
+class DataAccessDisabled(DcaError):
+    """An action that sends row values to the model while an administrator has
+    disabled data access (Oracle: ORA-20000 "Data access is disabled for SELECT
+    AI"): refused before any model call."""
+
+    sqlstate, condition = "LL006", "data_access_disabled"
+
+
 # SQLSTATE -> (condition, when).  Rendered into docs/reference/errors.md.
 SQLSTATES = {
     "22023": ("invalid_parameter_value",
@@ -217,4 +225,8 @@ SQLSTATES = {
     "LL005": ("generated_sql_failed",
               "the model's SQL could not be parsed, planned or run even after one repair "
               "attempt; DETAIL has the last SQL and the error"),
+    "LL006": ("data_access_disabled",
+              "narrate while an administrator has disabled data access "
+              "(dbms_cloud_ai.disable_data_access; Oracle's ORA-20000 \"Data access is disabled "
+              "for SELECT AI\"); refused before any request is sent"),
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import attributes, profiles
+from . import attributes, data_access, profiles
 from .conversations import store as conversations
 from .conversations import summaries
 from .errors import DcaError, InvalidParameter
@@ -35,7 +35,8 @@ ACTIONS = {a.name: a for a in (
            replay="rerun"),
     Action("showsql", _nl2sql("showsql"), history="records", keeps="sql", logs_statement=True),
     Action("explainsql", _nl2sql("explainsql"), history="records", logs_statement=True),
-    Action("narrate", _nl2sql("narrate"), history="records", logs_statement=True),
+    Action("narrate", _nl2sql("narrate"), history="records", logs_statement=True,
+           sends_rows=True),
     Action("chat", _chat, history="records"),
     Action("showprompt", _nl2sql("showprompt"), history="reads"),
     # text/actions.py's SUMMARY_PARAMS (a test keeps them equal: importing it here
@@ -76,6 +77,8 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
     act = _action(action)
     call, request_id = _call(plpy, act, prompt, profile_name, attributes_json, params_json,
                              search_path)
+    if act.sends_rows:          # before anything is read, sent, stored or replayed
+        data_access.require(call.ctx, act.name)
     stored = conversations.stored_turn(plpy, request_id) if request_id is not None else None
     if stored is not None:      # a retry of a call that stored its turn: no model call
         return _replay(call, act, stored, request_id)
@@ -115,7 +118,8 @@ def _call(plpy, act: Action, prompt, profile_name, attributes_json, params_json,
     thread = None
     if act.history is not None:
         thread = conversations.for_call(plpy, params, attrs, ctx.profile.name,
-                                        ctx.session_conversation)
+                                        ctx.session_conversation,
+                                        rows_private=not data_access.enabled(ctx))
     call = Call(plpy, prompt, act.name, ctx.profile, attrs, params, ctx, thread,
                 list(search_path or []), records=act.records)
     return call, _checked_request_id(call, request_id)

@@ -6,7 +6,7 @@ SQLSTATE, detail and hint.
 
 from __future__ import annotations
 
-from . import acl, attributes, credentials, db, profiles, writer
+from . import acl, attributes, credentials, data_access, db, profiles, writer
 from . import generate as _generate
 from .boundary import sql_entry
 from .conversations import store as conversations
@@ -227,6 +227,11 @@ def set_token_budget(plpy, principal_name, daily_tokens):
 @sql_entry
 def set_max_wait(plpy, seconds):
     llm.set_max_wait(plpy, seconds)
+
+
+@sql_entry
+def set_data_access(plpy, on):
+    data_access.set_enabled(plpy, on)
 
 
 # --- dbms_cloud_ai: feedback, ratings, examples ------------------------------------

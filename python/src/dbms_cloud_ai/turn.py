@@ -77,6 +77,8 @@ class Action:
     logs_statement: bool = False   # NL2SQL: logged by sql_id, for Oracle's FEEDBACK
     replay: str = "stored"         # a retry (same request_id): the "stored" answer, or "rerun" its SQL
     params: tuple[str, ...] = ()   # generate() params of this action alone
+    sends_rows: bool = False       # sends query results to the model (refused while data
+                                   # access is disabled: data_access.py)
 
     @property
     def records(self) -> bool:

@@ -20,7 +20,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
-from .. import acl, attributes, db, jsontext, scheduling, writer
+from .. import acl, attributes, data_access, db, jsontext, scheduling, writer
 from ..errors import InvalidJson, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 from ..model import accounting
 from . import summaries
@@ -265,9 +265,10 @@ class Thread:
 
 
 def for_call(plpy, params: dict, attrs: dict, profile_name: str,
-             session_id: str | None) -> Thread | None:
+             session_id: str | None, rows_private: bool = False) -> Thread | None:
     """``session_id`` is the setting dbms_cloud_ai.conversation_id as the call's
-    first query read it (profiles.for_call), lower-cased."""
+    first query read it (profiles.for_call), lower-cased.  ``rows_private``:
+    data access is disabled, narrate answers are withheld (data_access.py)."""
     explicit = params.get("conversation_id")
     if explicit is not None:
         cid = parse_id(explicit)
@@ -297,11 +298,13 @@ def for_call(plpy, params: dict, attrs: dict, profile_name: str,
         # Newest first, after the summary (when summarising): the window, then
         # what fell out of it since the summary was made.  Bounded at any length.
         rows = db.query(plpy, """
-            select seq, prompt, prompt_response from dbms_cloud_ai._conversation_prompt
+            select seq, prompt, prompt_response, prompt_action from dbms_cloud_ai._conversation_prompt
              where conversation_id = $1::uuid and owner = current_user and seq > $2
              order by seq desc limit $3""", ("text", "int8", "int4"),
                         (cid, condense.after if condense else summaries.NO_SEQ,
                          summaries.read_limit(condense, length)))
+        if rows_private:
+            rows = data_access.withheld(rows)
         window = _messages(summaries.split(condense, rows, length))
         return Thread("named", cid, summaries.with_summary(condense, window), conv["title_pending"],
                       window, condense)
@@ -309,11 +312,13 @@ def for_call(plpy, params: dict, attrs: dict, profile_name: str,
         if not _session_table_exists(plpy):
             return Thread("session", None)
         rows = db.query(plpy, """
-            select prompt, prompt_response from (
-                select prompt, prompt_response, seq from pg_temp.dca_session_prompt
+            select prompt, prompt_response, prompt_action from (
+                select prompt, prompt_response, prompt_action, seq from pg_temp.dca_session_prompt
                  where owner = current_user and profile_name = $1
                  order by seq desc limit $2) t
              order by seq""", ("text", "int4"), (profile_name, SESSION_MAX))
+        if rows_private:
+            rows = data_access.withheld(rows)
         return Thread("session", None, _messages(rows))
     return None
 

@@ -32,7 +32,7 @@ import hashlib
 import json
 import re
 
-from .. import acl, db, jsontext, profiles, providers, scheduling, writer
+from .. import acl, data_access, db, jsontext, profiles, providers, scheduling, writer
 from ..errors import (
     CallInterrupted,
     DcaError,
@@ -239,6 +239,8 @@ def run(plpy, conversation_id: str, token: str) -> str:
         return finish("stopped", "no_model: model")
     if not rows:
         return finish("done", "no_new_messages")
+    if not data_access.enabled(ctx):     # narrate answers restate rows: not sent
+        groups = {k: data_access.withheld(g) for k, g in groups.items()}
     requests = {subject: extraction_request(g) for subject, g in groups.items()}
     try:
         budget.check(plpy, ctx, [m for msgs in requests.values() for m in msgs], reserve=False)
@@ -307,7 +309,8 @@ def run_detached(plpy, conversation_id: str, token: str, owner: str) -> str:
 
 _UNREAD = """
     select * from (
-        select conversation_prompt_id::text as id, seq, prompt, prompt_response, subject
+        select conversation_prompt_id::text as id, seq, prompt, prompt_response, subject,
+               prompt_action
           from dbms_cloud_ai._conversation_prompt
          where conversation_id = $1::uuid and seq > $2 and organization = $3
          order by seq desc limit $4) t

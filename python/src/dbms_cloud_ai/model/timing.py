@@ -33,8 +33,9 @@ SETTINGS_COLUMNS = """
            pg_catalog.current_setting('dbms_cloud_ai.schema_context_tokens', true) as sct,
            pg_catalog.current_setting('transaction_read_only') as ro,
            pg_catalog.pg_current_xact_id_if_assigned()::text as xid,
-           (select s.value from dbms_cloud_ai._admin_setting s where s.setting = 'max_wait') as mw"""
-KEYS = ("elapsed", "st", "ht", "ma", "sct", "ro", "xid", "mw")
+           (select s.value from dbms_cloud_ai._admin_setting s where s.setting = 'max_wait') as mw,
+           coalesce((select d.enabled from dbms_cloud_ai._data_access d), true) as data_access"""
+KEYS = ("elapsed", "st", "ht", "ma", "sct", "ro", "xid", "mw", "data_access")
 _READ = "select" + SETTINGS_COLUMNS
 
 

@@ -19,7 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 
-from .. import db
+from .. import data_access, db
 from ..conversations import summaries
 from ..errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
 from ..model import accounting, llm
@@ -291,6 +291,10 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
                  run: sqlrun.Limits | None) -> Generated:
     """Ask for the SQL, accept it (one repair round), and run it when ``run``."""
     messages = list(prompt.messages)
+    # With data access off, an error of a running query (it may quote a row
+    # value) is not sent back for repair: plan first, so that the mistakes
+    # worth repairing (names, types) still surface before anything runs.
+    rows_private = not data_access.enabled(call.ctx)
     completion = llm.chat(plpy, call.attrs, messages, call.ctx, prompt_version=NL2SQL_VERSION)
     examples.record_sources(completion, prompt.examples)
     reply = completion.text
@@ -298,13 +302,14 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
     for attempt in (1, 2):
         sql = extract(reply)
         try:
-            checked = accept(plpy, sql, prompt, call.attrs, search_path, plan=run is None)
+            checked = accept(plpy, sql, prompt, call.attrs, search_path,
+                             plan=run is None or rows_private)
             result = None
             if run is not None:
                 try:
                     result = sqlrun.run(plpy, checked, search_path, run, verify=VALIDATE)
                 except plpy.SPIError as e:
-                    if not _repairable(e):
+                    if rows_private or not _repairable(e):
                         raise
                     raise Repairable(checked.sql, f"{e.sqlstate}: {_spi_message(e)}") from None
             return Generated(checked, result, attempt)
@@ -394,6 +399,7 @@ NARRATE_VERSION = accounting.version("narrate", _NARRATE)
 
 
 def narrate(call: Call) -> Answer:
+    data_access.require(call.ctx, "narrate")    # generate() checked already: never reached
     gen = _generated(call, sqlrun.limits(call.plpy))
     rows = gen.result.compact()
     data = "[" + ",\n".join(rows) + "]"
