@@ -53,8 +53,10 @@ select ace_id, host, lower_port, upper_port, principal_name, privilege, created,
 comment on view dbms_cloud_ai.dba_host_aces is 'All host ACEs (dbms_cloud_ai_admin only)';
 
 -- Conversations: Oracle's columns; ids as upper-case GUIDs; expired ones are gone.
+-- An untitled conversation shows Oracle's 'New Conversation' until its first turn names it.
 create view dbms_cloud_ai.user_cloud_ai_conversations with (security_invoker = true) as
-select pg_catalog.upper(c.conversation_id::text) as conversation_id, c.title as conversation_title,
+select pg_catalog.upper(c.conversation_id::text) as conversation_id,
+       coalesce(c.title, 'New Conversation') as conversation_title,
        c.description, c.created, c.modified, c.retention_days, c.conversation_length, c.tags
   from dbms_cloud_ai._conversation c
  where c.owner operator(pg_catalog.=) current_user
@@ -63,7 +65,8 @@ comment on view dbms_cloud_ai.user_cloud_ai_conversations is 'Your conversations
 
 create view dbms_cloud_ai.dba_cloud_ai_conversations with (security_invoker = true) as
 select pg_catalog.upper(c.conversation_id::text) as conversation_id, c.owner::text as owner,
-       c.title as conversation_title, c.description, c.created, c.modified, c.retention_days,
+       coalesce(c.title, 'New Conversation') as conversation_title,
+       c.description, c.created, c.modified, c.retention_days,
        c.conversation_length, c.tags
   from dbms_cloud_ai._conversation c
  where c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now();
@@ -71,7 +74,8 @@ comment on view dbms_cloud_ai.dba_cloud_ai_conversations is 'All conversations (
 
 create view dbms_cloud_ai.user_cloud_ai_conversation_prompts with (security_invoker = true) as
 select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_id,
-       pg_catalog.upper(p.conversation_id::text) as conversation_id, c.title as conversation_title,
+       pg_catalog.upper(p.conversation_id::text) as conversation_id,
+       coalesce(c.title, 'New Conversation') as conversation_title,
        p.profile_name, p.prompt_action, p.prompt, p.prompt_response, p.created, p.modified,
        p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#",
        p.provider, p.model, p.prompt_version, p.input_tokens, p.output_tokens,
@@ -85,7 +89,8 @@ comment on view dbms_cloud_ai.user_cloud_ai_conversation_prompts is 'The prompts
 create view dbms_cloud_ai.dba_cloud_ai_conversation_prompts with (security_invoker = true) as
 select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_id,
        pg_catalog.upper(p.conversation_id::text) as conversation_id, p.owner::text as owner,
-       c.title as conversation_title, p.profile_name, p.prompt_action, p.prompt, p.prompt_response,
+       coalesce(c.title, 'New Conversation') as conversation_title,
+       p.profile_name, p.prompt_action, p.prompt, p.prompt_response,
        p.created, p.modified, p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#",
        p.provider, p.model, p.prompt_version, p.input_tokens, p.output_tokens,
        p.tokens_estimated, p.latency_ms, p.rating, p.rating_comment, p.rated, p.request_id
