@@ -166,6 +166,9 @@ SPEC = {
     "constraints": (_bool, False, "include primary and foreign keys"),
     "annotations": (_bool, False, "include annotations (comments on PostgreSQL)"),
     "case_sensitive_values": (_bool, False, "compare literals case-sensitively"),
+    "raise_on_invalid_sql": (_bool, False, "NL2SQL: raise LL005 (or 42704 for no readable "
+                             "table) instead of returning Oracle's \"Sorry, unfortunately a valid "
+                             "SELECT statement could not be generated ...\" text"),
     "conversation": (_bool, False, "session short-term conversation"),
     "conversation_length": (_int(1, 999), 10, "prompts sent as context"),
     "summarize_history": (_bool, False, "named conversations: send the prompts that fell out "
