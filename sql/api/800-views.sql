@@ -18,11 +18,14 @@ select profile_id, profile_name, owner::text as owner, status, description, crea
   from dbms_cloud_ai._profile;
 comment on view dbms_cloud_ai.dba_cloud_ai_profiles is 'All AI profiles (dbms_cloud_ai_admin only)';
 
--- Attribute values as Oracle shows them: strings, booleans as true/false, JSON compact.
+-- Attribute values as Oracle shows them: the text the user gave (create_profile,
+-- set_attribute(s)); for values set before 0.6.0, strings as such, other values as JSON.
 create view dbms_cloud_ai.user_cloud_ai_profile_attributes with (security_invoker = true) as
 select p.profile_id, p.profile_name, a.key as attribute_name,
-       case pg_catalog.jsonb_typeof(a.value) when 'string' then a.value operator(pg_catalog.#>>) '{}'
-            else a.value::text end as attribute_value
+       coalesce(p.attribute_text operator(pg_catalog.->>) a.key,
+                case pg_catalog.jsonb_typeof(a.value)
+                     when 'string' then a.value operator(pg_catalog.#>>) '{}'
+                     else a.value::text end) as attribute_value
   from dbms_cloud_ai._profile p
  cross join lateral pg_catalog.jsonb_each(p.attributes) a
  where p.owner operator(pg_catalog.=) current_user;
@@ -30,8 +33,10 @@ comment on view dbms_cloud_ai.user_cloud_ai_profile_attributes is 'Attributes of
 
 create view dbms_cloud_ai.dba_cloud_ai_profile_attributes with (security_invoker = true) as
 select p.profile_id, p.profile_name, p.owner::text as owner, a.key as attribute_name,
-       case pg_catalog.jsonb_typeof(a.value) when 'string' then a.value operator(pg_catalog.#>>) '{}'
-            else a.value::text end as attribute_value
+       coalesce(p.attribute_text operator(pg_catalog.->>) a.key,
+                case pg_catalog.jsonb_typeof(a.value)
+                     when 'string' then a.value operator(pg_catalog.#>>) '{}'
+                     else a.value::text end) as attribute_value
   from dbms_cloud_ai._profile p
  cross join lateral pg_catalog.jsonb_each(p.attributes) a;
 comment on view dbms_cloud_ai.dba_cloud_ai_profile_attributes is

@@ -9,3 +9,7 @@
 -- profile has an embedding_model.
 alter table dbms_cloud_ai._memory add column embedding float4[];
 alter table dbms_cloud_ai._memory add column embedding_model text;
+
+-- Profile attributes shown as the user gave them (issue 18): their text beside the
+-- typed values; rows of earlier versions have none and are shown from the typed values.
+alter table dbms_cloud_ai._profile add column attribute_text jsonb not null default '{}';
