@@ -147,7 +147,9 @@ def setup(endpoint: str, model: str | None, api_key: str, ace: tuple[str, int] |
                       "lower_port => %s)", (ace[0], ROLE, ace[1]))
     attrs = {"provider": "openai", "credential_name": CREDENTIAL, "provider_endpoint": endpoint,
              "object_list": [{"owner": "sh"}], "comments": True, "constraints": True,
-             "temperature": 0}
+             "temperature": 0,
+             # a failed generation is scored by its SQLSTATE (LL005), not Oracle's text
+             "raise_on_invalid_sql": True}
     if model:
         attrs["model"] = model
     with connect(ROLE, DBNAME) as c:

@@ -143,18 +143,32 @@ def test_nl2sql_answer_repair_explanation_and_narration(people, admin, llm):
 
 
 def test_failed_repair_records_both_calls(people, admin, llm):
-    """LL005 fails the statement after two successful model calls: both are kept."""
+    """SQL still wrong after the repair round: both requests are accounted as failed
+    (error LL005), whether the call answers Oracle's text or raises LL005."""
     make_profile(people, llm)
     llm.script(Answer("SELECT p.nickname FROM alice.people p", 10, 5),
                Answer("SELECT p.shoe_size FROM alice.people p", 11, 6))
+    assert generate(people, "how many people", action="runsql").startswith(
+        "Sorry, unfortunately a valid SELECT statement could not be generated")
+    failed = [("answer", "error", "LL005", 10), ("repair", "error", "LL005", 11)]
+    assert [(c["purpose"], c["status"], c["error_sqlstate"], c["input_tokens"])
+            for c in calls(people)] == failed
+    assert [(c["purpose"], c["status"]) for c in stored(admin)] \
+        == [("answer", "error"), ("repair", "error")]         # the call succeeded: written
+    # The typed error: rolled back with the statement, the records wait in the session.
+    people.execute("select dbms_cloud_ai.set_attribute('P', 'raise_on_invalid_sql', 'true')")
+    llm.script(Answer("SELECT p.nickname FROM alice.people p", 20, 5),
+               Answer("SELECT p.shoe_size FROM alice.people p", 21, 6))
     with raises("LL005"):
         generate(people, "how many people", action="runsql")
-    assert [(c["purpose"], c["status"], c["input_tokens"]) for c in calls(people)] \
-        == [("answer", "ok", 10), ("repair", "ok", 11)]
-    assert stored(admin) == []                   # rolled back with the statement, pending
+    assert [(c["purpose"], c["status"], c["error_sqlstate"], c["input_tokens"])
+            for c in calls(people)][2:] == [("answer", "error", "LL005", 20),
+                                             ("repair", "error", "LL005", 21)]
+    assert len(stored(admin)) == 2                   # rolled back with the statement, pending
     llm.script(Answer("done", 1, 1))
     chat(people, "next")
-    assert [c["purpose"] for c in stored(admin)] == ["answer", "repair", "answer"]
+    assert [(c["purpose"], c["status"]) for c in stored(admin)] \
+        == [("answer", "error"), ("repair", "error")] * 2 + [("answer", "ok")]
 
 
 def test_conversation_title_call_and_prompt_totals(alice, llm):

@@ -112,7 +112,8 @@ def test_create_returns_oracle_style_ids_with_defaults(db, alice):
     cid = alice.execute("select dbms_cloud_ai.create_conversation()").fetchone()[0]
     assert GUID.match(cid) and len(cid) == 36
     c = conversation(alice, cid)
-    assert c["conversation_title"] is None and c["description"] is None
+    assert c["conversation_title"] == "New Conversation"       # Oracle's, until the first turn
+    assert c["description"] is None
     assert c["retention_days"] == 7
     assert c["conversation_length"] is None          # not given: NULL in the view (10 is used)
     assert c["tags"] == {}
@@ -438,7 +439,7 @@ def test_failed_model_call_writes_nothing(alice, llm):
         chat(alice, "lost", cid)
     assert len(llm.requests) == 1
     assert prompts(alice, cid) == []
-    assert conversation(alice, cid)["conversation_title"] is None
+    assert conversation(alice, cid)["conversation_title"] == "New Conversation"
     llm.script(Raw(500, {"error": {"message": "boom"}}))
     with raises("LL000"):
         chat(alice, "lost too")                               # session conversation
@@ -451,6 +452,7 @@ def test_failed_model_call_writes_nothing(alice, llm):
 def test_untitled_conversation_is_named_after_its_first_turn(alice, llm):
     make_profile(alice, llm)
     cid = create(alice, retention_days=3)
+    assert conversation(alice, cid)["conversation_title"] == "New Conversation"
     llm.script(Answer("You have 55500 customers."),
                Answer('{"title": "Customer Count", "description": "Counting the customers."}'))
     assert chat(alice, "How many customers do I have", cid) == "You have 55500 customers."
@@ -479,6 +481,25 @@ def test_titled_conversation_is_never_renamed(alice, llm):
     assert conversation(alice, cid)["conversation_title"] == "Mine"
 
 
+def test_a_chosen_new_conversation_title_is_kept(db, alice, llm):
+    """A title the user chose is never replaced, even when it is Oracle's placeholder:
+    the table tells the two apart (title NULL and title_pending until the first turn)."""
+    make_profile(alice, llm)
+    chosen, untitled = create(alice, title="New Conversation"), create(alice)
+    for cid in (chosen, untitled):
+        assert conversation(alice, cid)["conversation_title"] == "New Conversation"
+    llm.script(Answer("a1"), Answer("a2"), Answer('{"title": "Named", "description": "d"}'))
+    chat(alice, "q1", chosen)
+    chat(alice, "q2", untitled)
+    assert len(llm.requests) == 3                             # one naming call: the untitled one
+    assert conversation(alice, chosen)["conversation_title"] == "New Conversation"
+    assert conversation(alice, untitled)["conversation_title"] == "Named"
+    assert prompts(alice, chosen)[0]["conversation_title"] == "New Conversation"
+    stored = db.admin.execute("select title from dbms_cloud_ai._conversation where conversation_id = %s",
+                           (chosen,)).fetchone()
+    assert stored == ("New Conversation",)
+
+
 def test_naming_failure_keeps_the_answer(alice, llm):
     make_profile(alice, llm)
     alice.execute("set dbms_cloud_ai.http_max_attempts = 1")
@@ -500,7 +521,7 @@ def test_naming_call_respects_what_is_left_of_statement_timeout(alice, llm):
     assert chat(alice, "q", cid) == "slow answer"
     alice.execute("reset statement_timeout")
     assert [p["prompt_response"] for p in prompts(alice, cid)] == ["slow answer"]
-    assert conversation(alice, cid)["conversation_title"] is None
+    assert conversation(alice, cid)["conversation_title"] == "New Conversation"
 
 
 def test_other_actions_are_refused_before_any_write(alice, llm):

@@ -88,6 +88,16 @@ def example_block(text: str) -> str:
     return text[text.index("Examples: "):text.index("\n\nQuestion: ")]
 
 
+def shown_examples(text: str) -> list[dict]:
+    """The examples of an NL2SQL user message: Oracle's JSON list of user_prompt and sql_query."""
+    block = example_block(text)
+    return json.loads(block[block.index("\n["):]) if block else []
+
+
+def example_questions(text: str) -> list[str]:
+    return [e["user_prompt"] for e in shown_examples(text)]
+
+
 def sources(conn):
     return rows(conn, "select * from dbms_cloud_ai.user_cloud_ai_message_sources "
                       "order by source_kind, source_id")
@@ -169,8 +179,7 @@ def test_feedback_add_replace_delete(people, llm):
     [g] = feedback_rows(people)
     assert g["feedback_id"] == f["feedback_id"]
     assert (g["feedback_type"], g["response"], g["corrected_by"], g["feedback_content"],
-            g["generated_sql"]) == ("negative", 'SELECT count(p.id) AS "People Count"\nFROM alice.people AS p',
-                                    "user", "count ids", COUNT_SHOWN)
+            g["generated_sql"]) == ("negative", CORRECT_SQL, "user", "count ids", COUNT_SHOWN)
     assert g["modified"] >= f["modified"]
     # Delete, then deleting again is Oracle's "No matching feedback record for deletion".
     feedback(people, sql_id=sid, operation="DELETE")
@@ -393,7 +402,7 @@ def test_examples_appear_in_similar_prompts_only(people, llm):
     # showprompt shows the example, before the question ...
     text = showprompt_user(people, Q_SIMILAR)
     block = example_block(text)
-    assert f"Earlier question: {Q_COUNT}\nQuery:\n{COUNT_SHOWN}" in block
+    assert shown_examples(text) == [{"user_prompt": Q_COUNT, "sql_query": COUNT_SHOWN}]
     assert text.endswith(block + "\n\nQuestion: " + Q_SIMILAR)
     # ... and it is what the model receives; the answer records its source.
     llm.script(Answer(COUNT_SQL))
@@ -410,7 +419,7 @@ def test_examples_appear_in_similar_prompts_only(people, llm):
             assert example_block(showprompt_user(people, q, profile)) == ""
     llm.script(Answer(GYM_SQL))
     generate(people, Q_UNRELATED, "P", "showsql")
-    assert "Earlier question" not in user_message(chat_messages(llm))
+    assert example_questions(user_message(chat_messages(llm))) == []
     assert len(sources(people)) == 1
 
 
@@ -436,9 +445,10 @@ def test_corrected_and_rated_examples_at_most_three(people, llm):
     pids = prompt_ids(people, cid)
     for pid, r in zip(pids, (1, 1, 1, -1, 1)):
         people.execute("select dbms_cloud_ai.rate_prompt(%s, %s)", (pid, r))
-    block = example_block(showprompt_user(people, "how many people"))
-    assert block.count("Earlier question: ") == 3
-    assert 'count(p.id) AS "People Count"' in block                 # the correction
+    text = showprompt_user(people, "how many people")
+    block = example_block(text)
+    assert len(shown_examples(text)) == 3
+    assert CORRECT_SQL in [e["sql_query"] for e in shown_examples(text)]   # as the user wrote it
     assert "Average Age" not in block and "Best" not in block       # uncorrected, rated -1
     assert "how many people chat" not in block                      # a chat prompt
     llm.script(Answer(COUNT_SQL))
@@ -453,6 +463,23 @@ def test_corrected_and_rated_examples_at_most_three(people, llm):
     feedback(people, sql_text="select ai showsql how many people do we have", operation="delete")
     assert example_block(showprompt_user(people, "how many people")) == ""
     assert people.execute("select count(*) from dbms_cloud_ai._example").fetchone()[0] == 0
+
+
+def test_a_corrected_query_is_shown_to_the_model_as_written(people, llm):
+    """Oracle keeps the user's corrected SQL as given: odd spacing, case, line breaks and a
+    comment reach the feedback record, showprompt and the model unchanged."""
+    make_profile(people, llm)
+    showsql(people, llm, Q_COUNT)
+    odd = 'select   COUNT(p.id)  as "People Count"\n  from ALICE.people p -- ids, not rows\n'
+    feedback(people, sql_text=f"select ai showsql {Q_COUNT}", feedback_type="negative",
+             response=odd)
+    assert feedback_rows(people)[0]["response"] == odd
+    assert shown_examples(showprompt_user(people, Q_SIMILAR)) \
+        == [{"user_prompt": Q_COUNT, "sql_query": odd}]
+    llm.script(Answer(COUNT_SQL))
+    generate(people, Q_SIMILAR, "P", "showsql")
+    assert shown_examples(user_message(chat_messages(llm))) \
+        == [{"user_prompt": Q_COUNT, "sql_query": odd}]
 
 
 def test_dropping_the_profile_drops_its_feedback(people, llm):
@@ -483,14 +510,14 @@ def test_examples_by_embeddings(people, llm):
     llm.script(Answer(COUNT_SQL))
     generate(people, "How many people do we have?", "P", "showsql")
     assert [r.json["input"] for r in llm.embedding_requests[1:]] == [["How many people do we have?"]]
-    assert f"Earlier question: {Q_COUNT}" in user_message(chat_messages(llm))
+    assert Q_COUNT in example_questions(user_message(chat_messages(llm)))
     [s] = sources(people)
     assert s["source_kind"] == "feedback" and s["similarity"] >= 0.6
     # An unrelated one: asked too, but no example is close enough.
     llm.script(Answer(GYM_SQL))
     generate(people, Q_UNRELATED, "P", "showsql")
     assert len(llm.embedding_requests) == 3
-    assert "Earlier question" not in user_message(chat_messages(llm))
+    assert example_questions(user_message(chat_messages(llm))) == []
     # Every embedding request is a recorded call.
     emb = [c for c in calls(people) if c["purpose"] == "embedding"]
     assert len(emb) == 3 and all(c["status"] == "ok" and c["input_tokens"] == 5 for c in emb)
@@ -502,7 +529,7 @@ def test_examples_by_embeddings(people, llm):
     [pid] = prompt_ids(people, cid)
     people.execute("select dbms_cloud_ai.rate_prompt(%s, 1)", (pid,))
     assert llm.embedding_requests[-1].json["input"] == ["average age of people"]
-    assert "Earlier question: average age of people" in showprompt_user(people, "the average age of the people")
+    assert "average age of people" in example_questions(showprompt_user(people, "the average age of the people"))
 
 
 def test_examples_stored_before_embedding_model_are_found_by_full_text(people, llm):
@@ -511,17 +538,17 @@ def test_examples_stored_before_embedding_model_are_found_by_full_text(people, l
     feedback(people, sql_text=f"select ai showsql {Q_COUNT}", feedback_type="positive")
     people.execute("select dbms_cloud_ai.set_attribute('P', 'embedding_model', 'e')")
     # No example has an embedding of model e: the question is not embedded, full text finds it.
-    assert f"Earlier question: {Q_COUNT}" in showprompt_user(people, Q_SIMILAR)
+    assert Q_COUNT in example_questions(showprompt_user(people, Q_SIMILAR))
     assert llm.embedding_requests == []
     # Adding it again stores its embedding; from then on the question is embedded too.
     feedback(people, sql_text=f"select ai showsql {Q_COUNT}", feedback_type="positive")
-    assert f"Earlier question: {Q_COUNT}" in showprompt_user(people, Q_SIMILAR)
+    assert Q_COUNT in example_questions(showprompt_user(people, Q_SIMILAR))
     assert [r.json["input"] for r in llm.embedding_requests] == [[Q_COUNT], [Q_SIMILAR]]
     # A per-call embedding_model of another name: no stored vector matches, full text again.
     llm.requests.clear()
     out = json.loads(generate(people, Q_SIMILAR, "P", "showprompt",
                               attributes=json.dumps({"embedding_model": "other"})))
-    assert "Earlier question" in user_message([m for m in out if "role" in m])
+    assert example_questions(user_message([m for m in out if "role" in m])) != []
     assert llm.embedding_requests == []
 
 
@@ -546,7 +573,7 @@ def test_embedding_endpoints_of_each_provider(people, llm, provider, path, body_
     llm.script(Answer(COUNT_SQL))
     generate(people, Q_SIMILAR, "P", "showsql")
     assert len(llm.embedding_requests) == 2
-    assert f"Earlier question: {Q_COUNT}" in last_question(llm)
+    assert Q_COUNT in example_questions(last_question(llm))
 
 
 def test_providers_without_embeddings_refuse(people, llm):
@@ -560,7 +587,7 @@ def test_providers_without_embeddings_refuse(people, llm):
     # Without embedding_model the same profile finds examples by full text.
     people.execute("select dbms_cloud_ai.set_attribute('P', 'embedding_model', null)")
     feedback(people, sql_text=f"select ai showsql {Q_COUNT}", feedback_type="positive")
-    assert "Earlier question" in showprompt_user(people, Q_SIMILAR)
+    assert example_questions(showprompt_user(people, Q_SIMILAR)) != []
 
 
 # infinity (an OpenAI-compatible embedding server) counts characters in its usage,
@@ -594,7 +621,7 @@ def test_tiny_components_of_real_embeddings_do_not_underflow(people, llm):
         return v
     llm.embed_script(Vectors([with_tiny(Q_COUNT)]), Vectors([with_tiny(Q_SIMILAR)]))
     feedback(people, sql_text=f"select ai showsql {Q_COUNT}", feedback_type="positive")
-    assert f"Earlier question: {Q_COUNT}" in showprompt_user(people, Q_SIMILAR)
+    assert Q_COUNT in example_questions(showprompt_user(people, Q_SIMILAR))
     assert len(llm.embedding_requests) == 2
 
 
@@ -627,7 +654,7 @@ def test_export_of_negative_feedback(people, llm, db):
     assert [(r["source"], r["question"], r["answer"], r["correction"], r["comment"]) for r in got] == [
         ("rating", Q_COUNT, COUNT_SHOWN, None, "counts rows, wanted ids"),
         ("feedback", "how many gymnasts", 'SELECT max(g.total_points) AS "Best"\nFROM alice.gymnast AS g',
-         "SELECT count(*)\nFROM alice.gymnast AS g", "count, not max")]
+         "select count(*) from alice.gymnast g", "count, not max")]   # as written
     assert got[0]["source_id"] == pid and got[0]["action"] == "RUNSQL"
     assert got[1]["sql_id"] == oracle_sql_id("select ai showsql how many gymnasts")
     text = people.execute("select dbms_cloud_ai.export_negative_feedback()").fetchone()[0]

@@ -47,6 +47,8 @@ from safety_helpers import (
 )
 
 NO_ROWS = "No data found for the prompt."
+# The typed error (LL005) instead of Oracle's "Sorry, unfortunately ..." text.
+RAISE = json.dumps({"raise_on_invalid_sql": True})
 
 
 def rows(answer: str) -> list[dict]:
@@ -369,7 +371,7 @@ def test_failed_calls_in_a_transaction_block_keep_earlier_work(ready, llm, db):
     c.execute("savepoint s2")
     answer_with(llm, "SELECT 1 / 0 AS x FROM alice.t")
     with raises("LL005"):
-        generate(c, "divide", action="runsql")
+        generate(c, "divide", action="runsql", attributes=RAISE)
     c.execute("rollback to savepoint s2")
     # the generated query sees the transaction's own uncommitted row
     answer_with(llm, "SELECT count(*) AS n FROM alice.t")
@@ -609,7 +611,7 @@ def test_validator_off_path_reaches_postgres(db, llm):
 
     answer_with(llm, "DELETE FROM alice.t")
     with raises("LL005") as h:
-        generate(s, "delete", action="runsql")
+        generate(s, "delete", action="runsql", attributes=RAISE)
     assert "42601" in h["error"].diag.message_detail   # PostgreSQL's parser said no
     assert len(llm.requests) == 2
 

@@ -162,7 +162,9 @@ def _model_action(action):
 
 def _repair_round(conn, llm, text):
     llm.script(Answer("SELEC count(*) FROM alice.people"), Answer(text))
-    generate(conn, "how many people", "P", "showsql")
+    # the typed error, not Oracle's "Sorry, ..." text: the refusal is what is checked
+    generate(conn, "how many people", "P", "showsql",
+             attributes='{"raise_on_invalid_sql": true}')
 
 
 def _select_ai_feedback(conn, llm, text):

@@ -488,7 +488,7 @@ def test_example_aliases_in_the_rules_stay_valid_sql_when_copied_literally(peopl
 def test_showsql_is_repaired_from_the_plan(people, llm):
     """showsql does not run the query, but PostgreSQL plans it: an unknown column or a type
     error is found and sent back."""
-    make_profile(people, llm)
+    make_profile(people, llm, raise_on_invalid_sql=True)   # the error, with the last SQL
     llm.script(Answer("SELECT p.nickname FROM alice.people p"),
                Answer("SELECT p.name FROM alice.people p WHERE p.age + 'x' > 1"),
                Answer("unused"))
@@ -507,7 +507,7 @@ def test_showsql_is_repaired_from_the_plan(people, llm):
 
 
 def test_two_bad_answers_fail_with_the_last_sql(people, llm):
-    make_profile(people, llm)
+    make_profile(people, llm, raise_on_invalid_sql=True)
     llm.script(Answer("SELECT p.nickname FROM alice.people p"),
                Answer("SELECT p.surname FROM alice.people p"),
                Answer(PEOPLE_COUNT), Answer(PEOPLE_COUNT))

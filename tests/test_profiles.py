@@ -152,6 +152,61 @@ def test_set_attributes_merges_and_null_removes(cred):
     assert attrs(cred)["model"] == "c"
 
 
+def test_attribute_values_are_shown_as_the_user_gave_them(db, cred):
+    """Oracle's attribute views show what was supplied, not a re-serialised value: a JSON
+    array keeps its spacing, key order and case, through create_profile and set_attribute(s)."""
+    odd_list = '[ {"Owner" :"sh",  "name":"Customers"},{"owner": "SH"} ]'
+    cred.execute("select dbms_cloud_ai.create_profile('p', %s)",
+                 ('{"Provider": "OpenAI", "credential_name": "cred", "temperature": 0.50,\n'
+                  f' "object_list": {odd_list.replace("Owner", "owner")}, "comments": true,'
+                  ' "stop_tokens": [";" , "\\n"], "model": "gpt-4o", "model": "gpt-4o-mini"}',))
+    a = attrs(cred)
+    assert a["object_list"] == odd_list.replace("Owner", "owner")
+    assert (a["provider"], a["temperature"], a["comments"]) == ("OpenAI", "0.50", "true")
+    assert a["stop_tokens"] == '[";" , "\\n"]'
+    assert a["model"] == "gpt-4o-mini"                   # the last of a duplicate key, as used
+    # set_attribute: the text as given; set_attributes: each member's text.
+    cred.execute("select dbms_cloud_ai.set_attribute('p', 'OBJECT_LIST', %s)",
+                 ('[{"owner":"sh",   "name" : "Sales"}]',))
+    cred.execute("select dbms_cloud_ai.set_attribute('p', 'comments', 'TRUE')")
+    cred.execute("select dbms_cloud_ai.set_attribute('p', 'max_tokens', '0512')")
+    cred.execute("select dbms_cloud_ai.set_attributes('p', %s)",
+                 ('{"seed":  7E0 , "additional_instructions": "  Be brief. ", "stop_tokens": null}',))
+    a = attrs(cred)
+    assert a["object_list"] == '[{"owner":"sh",   "name" : "Sales"}]'
+    assert (a["comments"], a["max_tokens"], a["seed"]) == ("TRUE", "0512", "7E0")
+    assert a["additional_instructions"] == "  Be brief. " and "stop_tokens" not in a
+    # The typed value is what is used.
+    assert json.loads(db.admin.execute(
+        "select attributes->>'object_list' from dbms_cloud_ai._profile").fetchone()[0]) \
+        == [{"owner": "sh", "name": "Sales"}]
+    # A removed attribute takes its text with it; set again, the new text shows.
+    cred.execute("select dbms_cloud_ai.set_attribute('p', 'object_list', NULL::text)")
+    assert "object_list" not in attrs(cred)
+    cred.execute("""select dbms_cloud_ai.set_attribute('p', 'object_list', '[{"owner": "SH"}]'::jsonb)""")
+    assert attrs(cred)["object_list"] == '[{"owner": "SH"}]'
+    # Neither view shows a credential's secret, only the credential's name.
+    admin_view = db.admin.execute("select attribute_name, attribute_value "
+                                  "from dbms_cloud_ai.dba_cloud_ai_profile_attributes").fetchall()
+    assert dict(admin_view) == attrs(cred)
+    assert attrs(cred)["credential_name"] == "cred"
+    for _, value in admin_view:
+        assert "sk-x" not in value
+
+
+def test_attributes_stored_before_their_text_are_shown_from_the_typed_value(db, cred):
+    """Rows written by 0.5.0 have no attribute_text: the views fall back to the typed value."""
+    cred.execute("select dbms_cloud_ai.create_profile('p', %s)",
+                 ('{"provider": "openai", "credential_name": "cred", '
+                  '"object_list": [ {"owner":"SH"} ], "max_tokens": 10}',))
+    db.admin.execute("update dbms_cloud_ai._profile set attribute_text = '{}'")
+    a = attrs(cred)
+    assert (a["object_list"], a["max_tokens"], a["provider"]) == ('[{"owner": "SH"}]', "10", "openai")
+    cred.execute("select dbms_cloud_ai.set_attribute('p', 'max_tokens', ' 20')")
+    a = attrs(cred)
+    assert (a["object_list"], a["max_tokens"]) == ('[{"owner": "SH"}]', " 20")
+
+
 def test_last_modified_moves(cred):
     cred.execute("select dbms_cloud_ai.create_profile('p', %s)", (OPENAI,))
     c1, m1 = cred.execute("select created, last_modified from dbms_cloud_ai.user_cloud_ai_profiles").fetchone()

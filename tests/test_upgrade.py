@@ -139,6 +139,11 @@ def test_updated_install_matches_a_fresh_one(db, llm, old):
                 ("Alice prefers metric units",)]
             assert alice.execute("select profile_name from dbms_cloud_ai.user_cloud_ai_profiles"
                                  ).fetchall() == [("OLD_P",)]
+            # Stored before attributes kept their text (0.6.0): shown from the typed values.
+            assert alice.execute("select attribute_name, attribute_value "
+                                 "from dbms_cloud_ai.user_cloud_ai_profile_attributes "
+                                 "order by attribute_name").fetchall() == [
+                ("conversation", "true"), ("model", "gpt-4o-mini"), ("provider", "openai")]
 
         assert use_the_api(fresh, llm) == use_the_api(updated, llm) == [
             ("New talk", "hello after update", True)]

@@ -3,7 +3,8 @@
 -- One row per live conversation: its own summarising settings (NULL: the
 -- profile's), and its summary if it has one.
 create view dbms_cloud_ai.user_cloud_ai_conversation_summaries with (security_invoker = true) as
-select pg_catalog.upper(c.conversation_id::text) as conversation_id, c.title as conversation_title,
+select pg_catalog.upper(c.conversation_id::text) as conversation_id,
+       coalesce(c.title, 'New Conversation') as conversation_title,
        c.summarize_history, c.summary_max_tokens, s.summary, s.prompts as summarized_prompts,
        (select pg_catalog.upper(p.conversation_prompt_id::text)
           from dbms_cloud_ai._conversation_prompt p
@@ -20,7 +21,8 @@ comment on view dbms_cloud_ai.user_cloud_ai_conversation_summaries is
 
 create view dbms_cloud_ai.dba_cloud_ai_conversation_summaries with (security_invoker = true) as
 select pg_catalog.upper(c.conversation_id::text) as conversation_id, c.owner::text as owner,
-       c.title as conversation_title, c.summarize_history, c.summary_max_tokens, s.summary,
+       coalesce(c.title, 'New Conversation') as conversation_title,
+       c.summarize_history, c.summary_max_tokens, s.summary,
        s.prompts as summarized_prompts,
        (select pg_catalog.upper(p.conversation_prompt_id::text)
           from dbms_cloud_ai._conversation_prompt p

@@ -18,11 +18,14 @@ select profile_id, profile_name, owner::text as owner, status, description, crea
   from dbms_cloud_ai._profile;
 comment on view dbms_cloud_ai.dba_cloud_ai_profiles is 'All AI profiles (dbms_cloud_ai_admin only)';
 
--- Attribute values as Oracle shows them: strings, booleans as true/false, JSON compact.
+-- Attribute values as Oracle shows them: the text the user gave (create_profile,
+-- set_attribute(s)); for values set before 0.6.0, strings as such, other values as JSON.
 create view dbms_cloud_ai.user_cloud_ai_profile_attributes with (security_invoker = true) as
 select p.profile_id, p.profile_name, a.key as attribute_name,
-       case pg_catalog.jsonb_typeof(a.value) when 'string' then a.value operator(pg_catalog.#>>) '{}'
-            else a.value::text end as attribute_value
+       coalesce(p.attribute_text operator(pg_catalog.->>) a.key,
+                case pg_catalog.jsonb_typeof(a.value)
+                     when 'string' then a.value operator(pg_catalog.#>>) '{}'
+                     else a.value::text end) as attribute_value
   from dbms_cloud_ai._profile p
  cross join lateral pg_catalog.jsonb_each(p.attributes) a
  where p.owner operator(pg_catalog.=) current_user;
@@ -30,8 +33,10 @@ comment on view dbms_cloud_ai.user_cloud_ai_profile_attributes is 'Attributes of
 
 create view dbms_cloud_ai.dba_cloud_ai_profile_attributes with (security_invoker = true) as
 select p.profile_id, p.profile_name, p.owner::text as owner, a.key as attribute_name,
-       case pg_catalog.jsonb_typeof(a.value) when 'string' then a.value operator(pg_catalog.#>>) '{}'
-            else a.value::text end as attribute_value
+       coalesce(p.attribute_text operator(pg_catalog.->>) a.key,
+                case pg_catalog.jsonb_typeof(a.value)
+                     when 'string' then a.value operator(pg_catalog.#>>) '{}'
+                     else a.value::text end) as attribute_value
   from dbms_cloud_ai._profile p
  cross join lateral pg_catalog.jsonb_each(p.attributes) a;
 comment on view dbms_cloud_ai.dba_cloud_ai_profile_attributes is
@@ -53,8 +58,10 @@ select ace_id, host, lower_port, upper_port, principal_name, privilege, created,
 comment on view dbms_cloud_ai.dba_host_aces is 'All host ACEs (dbms_cloud_ai_admin only)';
 
 -- Conversations: Oracle's columns; ids as upper-case GUIDs; expired ones are gone.
+-- An untitled conversation shows Oracle's 'New Conversation' until its first turn names it.
 create view dbms_cloud_ai.user_cloud_ai_conversations with (security_invoker = true) as
-select pg_catalog.upper(c.conversation_id::text) as conversation_id, c.title as conversation_title,
+select pg_catalog.upper(c.conversation_id::text) as conversation_id,
+       coalesce(c.title, 'New Conversation') as conversation_title,
        c.description, c.created, c.modified, c.retention_days, c.conversation_length, c.tags
   from dbms_cloud_ai._conversation c
  where c.owner operator(pg_catalog.=) current_user
@@ -63,7 +70,8 @@ comment on view dbms_cloud_ai.user_cloud_ai_conversations is 'Your conversations
 
 create view dbms_cloud_ai.dba_cloud_ai_conversations with (security_invoker = true) as
 select pg_catalog.upper(c.conversation_id::text) as conversation_id, c.owner::text as owner,
-       c.title as conversation_title, c.description, c.created, c.modified, c.retention_days,
+       coalesce(c.title, 'New Conversation') as conversation_title,
+       c.description, c.created, c.modified, c.retention_days,
        c.conversation_length, c.tags
   from dbms_cloud_ai._conversation c
  where c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now();
@@ -71,7 +79,8 @@ comment on view dbms_cloud_ai.dba_cloud_ai_conversations is 'All conversations (
 
 create view dbms_cloud_ai.user_cloud_ai_conversation_prompts with (security_invoker = true) as
 select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_id,
-       pg_catalog.upper(p.conversation_id::text) as conversation_id, c.title as conversation_title,
+       pg_catalog.upper(p.conversation_id::text) as conversation_id,
+       coalesce(c.title, 'New Conversation') as conversation_title,
        p.profile_name, p.prompt_action, p.prompt, p.prompt_response, p.created, p.modified,
        p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#",
        p.provider, p.model, p.prompt_version, p.input_tokens, p.output_tokens,
@@ -85,7 +94,8 @@ comment on view dbms_cloud_ai.user_cloud_ai_conversation_prompts is 'The prompts
 create view dbms_cloud_ai.dba_cloud_ai_conversation_prompts with (security_invoker = true) as
 select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_id,
        pg_catalog.upper(p.conversation_id::text) as conversation_id, p.owner::text as owner,
-       c.title as conversation_title, p.profile_name, p.prompt_action, p.prompt, p.prompt_response,
+       coalesce(c.title, 'New Conversation') as conversation_title,
+       p.profile_name, p.prompt_action, p.prompt, p.prompt_response,
        p.created, p.modified, p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#",
        p.provider, p.model, p.prompt_version, p.input_tokens, p.output_tokens,
        p.tokens_estimated, p.latency_ms, p.rating, p.rating_comment, p.rated, p.request_id

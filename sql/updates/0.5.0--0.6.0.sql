@@ -10,6 +10,10 @@
 alter table dbms_cloud_ai._memory add column embedding float4[];
 alter table dbms_cloud_ai._memory add column embedding_model text;
 
+-- Profile attributes shown as the user gave them (issue 18): their text beside the
+-- typed values; rows of earlier versions have none and are shown from the typed values.
+alter table dbms_cloud_ai._profile add column attribute_text jsonb not null default '{}';
+
 -- The data-access switch (issue 18: enable_data_access / disable_data_access) and
 -- annotations on tables and columns (issue 18): the tables, their owner, then the
 -- annotation writer's policy (it needs the owner role of 098).

@@ -77,13 +77,14 @@ def test_the_premise_the_servers_cosines(local_embeddings):
 
 def test_a_correction_is_found_by_meaning_not_by_words(embedder, sh):
     correct(embedder)
-    found = " ".join(prompt_of(embedder, PARAPHRASE).split())   # the SQL is shown formatted
-    assert f"Earlier question: {QUESTION}" in found and CORRECTION in found
+    found = prompt_of(embedder, PARAPHRASE)
+    assert f'"user_prompt": {json.dumps(QUESTION)}' in found
+    assert f'"sql_query": {json.dumps(CORRECTION)}' in found     # as the user wrote it
     for other in (UNRELATED, LOOKALIKE):
-        assert "Earlier question" not in prompt_of(embedder, other), other
+        assert '"user_prompt": ' not in prompt_of(embedder, other), other
     # Without this embedding model (a per-call override naming another one) the examples
     # are found by their words, and the paraphrase shares none: the embedding did the work.
-    assert "Earlier question" not in prompt_of(
+    assert '"user_prompt": ' not in prompt_of(
         embedder, PARAPHRASE, attributes=json.dumps({"embedding_model": "another-model"}))
 
 

@@ -3,7 +3,8 @@
 Values arrive as JSON (create_profile, set_attributes, generate's per-call
 ``attributes``) or as a string (set_attribute, where '1024', 'true' and
 '[{"owner":"SH"}]' must all work).  Each is parsed into a typed JSON value
-and stored that way; the attribute views show it back as Oracle's string.
+and stored that way; the text the user gave is kept beside it (given_texts),
+and the attribute views show that text, as Oracle does.
 """
 
 from __future__ import annotations
@@ -166,6 +167,9 @@ SPEC = {
     "constraints": (_bool, False, "include primary and foreign keys"),
     "annotations": (_bool, False, "include annotations (dbms_cloud_ai.add_annotation)"),
     "case_sensitive_values": (_bool, False, "compare literals case-sensitively"),
+    "raise_on_invalid_sql": (_bool, False, "NL2SQL: raise LL005 (or 42704 for no readable "
+                             "table) instead of returning Oracle's \"Sorry, unfortunately a valid "
+                             "SELECT statement could not be generated ...\" text"),
     "conversation": (_bool, False, "session short-term conversation"),
     "conversation_length": (_int(1, 999), 10, "prompts sent as context"),
     "summarize_history": (_bool, False, "named conversations: send the prompts that fell out "
@@ -213,9 +217,48 @@ def parse_json_object(text: str | None, what: str) -> dict:
     return value
 
 
+def _key(name: str) -> str:
+    return name.strip().lower()
+
+
+def given_texts(text) -> dict:
+    """Each member of a JSON object's text as the user wrote it, by attribute
+    name (folded as parse_value folds it): a string's characters, any other
+    value's JSON text with its spacing and case.  The views show these
+    (Oracle shows what was supplied).  The last of duplicate keys wins, as in
+    json.loads; {} for anything but an object's text (a parsed dict, or text
+    parse_json_object has refused already)."""
+    if not isinstance(text, str):
+        return {}
+    ws, decoder, out = json.decoder.WHITESPACE, json.JSONDecoder(), {}
+    try:
+        i = ws.match(text, 0).end()
+        if text[i:i + 1] != "{":
+            return {}
+        i = ws.match(text, i + 1).end()
+        while text[i:i + 1] == '"':
+            key, i = json.decoder.scanstring(text, i + 1)
+            i = ws.match(text, i).end() + 1                   # past the colon
+            i = ws.match(text, i).end()
+            value, end = decoder.raw_decode(text, i)
+            out[_key(key)] = value if isinstance(value, str) else text[i:end]
+            i = ws.match(text, end).end()
+            if text[i:i + 1] != ",":
+                break
+            i = ws.match(text, i + 1).end()
+    except (ValueError, RecursionError):
+        return {}
+    return out
+
+
+def given_text(value) -> str | None:
+    """set_attribute's value as the user wrote it."""
+    return None if value is None else str(value)
+
+
 def parse_value(name: str, value):
     """Validate one attribute; return its typed value (None removes it)."""
-    key = name.strip().lower() if isinstance(name, str) else name
+    key = _key(name) if isinstance(name, str) else name
     if key is None:
         raise NullValue("attribute_name must not be NULL", hint=HINT)
     if key in ORACLE_ONLY:

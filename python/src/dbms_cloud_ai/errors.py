@@ -38,6 +38,10 @@ class UndefinedObject(DcaError):
     sqlstate, condition = "42704", "undefined_object"
 
 
+class NothingInScope(UndefinedObject):
+    """NL2SQL: no table the caller can read is in the profile's scope."""
+
+
 class DuplicateObject(DcaError):
     sqlstate, condition = "42710", "duplicate_object"
 
@@ -139,7 +143,9 @@ class OutputTruncated(ResultTooLarge):
 
 
 class GeneratedSqlFailed(DcaError):
-    """The model's SQL still did not parse, plan or run after the repair round."""
+    """The model's SQL still did not parse, plan or run after the repair round.
+    With NothingInScope, what NL2SQL answers with Oracle's text unless the profile
+    says raise_on_invalid_sql (nl2sql/actions.py)."""
 
     sqlstate, condition = "LL005", "generated_sql_failed"
 
@@ -168,7 +174,8 @@ SQLSTATES = {
     "42704": ("undefined_object",
               "profile, credential, conversation, prompt or memory does not exist for the calling "
               "role (or the conversation expired); no matching NL2SQL statement or feedback "
-              "record (FEEDBACK)"),
+              "record (FEEDBACK); no table you can read in an NL2SQL profile's scope "
+              "(showprompt, or with raise_on_invalid_sql)"),
     "42710": ("duplicate_object", "profile or credential already exists"),
     "55000": ("object_not_in_prerequisite_state",
               "profile or credential disabled, already in the desired status, no "
@@ -224,7 +231,9 @@ SQLSTATES = {
               "location_uri document over 8 MB; a translation cut off at max_tokens"),
     "LL005": ("generated_sql_failed",
               "the model's SQL could not be parsed, planned or run even after one repair "
-              "attempt; DETAIL has the last SQL and the error"),
+              "attempt, with the profile attribute raise_on_invalid_sql (without it, Oracle's "
+              "text \"Sorry, unfortunately a valid SELECT statement could not be generated "
+              "...\" is returned); DETAIL has the last SQL and the error"),
     "LL006": ("data_access_disabled",
               "narrate while an administrator has disabled data access "
               "(dbms_cloud_ai.disable_data_access; Oracle's ORA-20000 \"Data access is disabled "

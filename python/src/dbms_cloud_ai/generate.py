@@ -87,7 +87,7 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
             turn.conversation_id = call.thread.conversation_id
         answer = act.handler(call)
         prompt_id = None
-        if call.thread is not None and act.records:
+        if call.thread is not None and act.records and not answer.failed:
             try:
                 prompt_id = _record(call, act, answer, turn, request_id)
             except conversations.TurnExists as e:

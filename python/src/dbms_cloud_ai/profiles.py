@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import attributes, credentials, db, names, roles, writer
 from .conversations import store as conversations
@@ -20,6 +20,7 @@ class Profile:
     name: str
     status: str
     attrs: dict
+    texts: dict = field(default_factory=dict)   # attribute -> the text the user gave (views)
 
 
 def _missing(name):
@@ -45,18 +46,30 @@ def _validate(plpy, attrs, changed):
     return names.normalize(cred, "credential") if cred else None
 
 
+def _texts(kept: dict, parsed: dict, given: dict, attrs: dict) -> dict:
+    """The texts the views show: ``kept`` for attributes not changed now, the
+    text given now for those set; none for a removed one, or one set from a
+    parsed value (the views then show the typed value)."""
+    texts = {k: v for k, v in kept.items() if k not in parsed}
+    texts.update((k, given[k]) for k in parsed if k in given and k in attrs)
+    return {k: v for k, v in texts.items() if k in attrs}
+
+
 def create(plpy, profile_name, attributes_json, status, description):
     name = names.normalize(profile_name, "profile")
-    attrs = attributes.merge({}, attributes.parse_all(
-        attributes.parse_json_object(attributes_json, "attributes")))
+    parsed = attributes.parse_all(attributes.parse_json_object(attributes_json, "attributes"))
+    attrs = attributes.merge({}, parsed)
     cred = _validate(plpy, attrs, attrs)
+    texts = _texts({}, parsed, attributes.given_texts(attributes_json), attrs)
     row = writer.one(plpy, """
         insert into dbms_cloud_ai._profile
-               (owner, profile_name, status, description, attributes, credential_name)
-        values (dbms_cloud_ai._caller(), $1, $2, $3, $4::jsonb, $5)
+               (owner, profile_name, status, description, attributes, credential_name,
+                attribute_text)
+        values (dbms_cloud_ai._caller(), $1, $2, $3, $4::jsonb, $5, $6::jsonb)
         on conflict (owner, profile_name) do nothing returning profile_id""",
-                 ("text", "text", "text", "text", "text"),
-                 (name, _status(status), description, json.dumps(attrs), cred))
+                 ("text", "text", "text", "text", "text", "text"),
+                 (name, _status(status), description, json.dumps(attrs), cred,
+                  json.dumps(texts)))
     if row is None:
         raise DuplicateObject(f"profile {name} already exists",
                               hint="Drop it with dbms_cloud_ai.drop_profile() or change it with "
@@ -66,11 +79,13 @@ def create(plpy, profile_name, attributes_json, status, description):
 def load(plpy, profile_name) -> Profile:
     name = names.normalize(profile_name, "profile")
     row = db.one(plpy, """
-        select profile_id, status, attributes::text as attributes from dbms_cloud_ai._profile
+        select profile_id, status, attributes::text as attributes,
+               attribute_text::text as texts from dbms_cloud_ai._profile
          where owner = current_user and profile_name = $1""", ("text",), (name,))
     if row is None:
         raise _missing(name)
-    return Profile(row["profile_id"], name, row["status"], json.loads(row["attributes"]))
+    return Profile(row["profile_id"], name, row["status"], json.loads(row["attributes"]),
+                   json.loads(row["texts"]))
 
 
 def drop(plpy, profile_name, force):
@@ -94,20 +109,24 @@ def set_status(plpy, profile_name, status):
                    "where profile_id = $1", ("bigint", "text"), (p.profile_id, status))
 
 
-def set_attributes(plpy, profile_name, changes: dict):
+def set_attributes(plpy, profile_name, changes: dict, given: dict | None = None):
+    """Merge ``changes``; ``given``: their texts as the user wrote them, by attribute."""
     p = load(plpy, profile_name)
     parsed = attributes.parse_all(changes)
     merged = attributes.merge(p.attrs, parsed)
     cred = _validate(plpy, merged, parsed)
+    texts = _texts(p.texts, parsed, given or {}, merged)
     writer.query(plpy, "update dbms_cloud_ai._profile set attributes = $2::jsonb, credential_name = $3, "
-                   "last_modified = now() where profile_id = $1",
-             ("bigint", "text", "text"), (p.profile_id, json.dumps(merged), cred))
+                   "attribute_text = $4::jsonb, last_modified = now() where profile_id = $1",
+             ("bigint", "text", "text", "text"),
+             (p.profile_id, json.dumps(merged), cred, json.dumps(texts)))
 
 
 def set_attribute(plpy, profile_name, attribute_name, attribute_value):
     if attribute_name is None:
         raise NullValue("attribute_name must not be NULL", hint=attributes.HINT)
-    set_attributes(plpy, profile_name, {attribute_name: attribute_value})
+    given = {attribute_name.strip().lower(): attributes.given_text(attribute_value)}
+    set_attributes(plpy, profile_name, {attribute_name: attribute_value}, given)
 
 
 # --- the session's current profile -------------------------------------------

@@ -80,7 +80,8 @@ def set_attribute(plpy, profile_name, attribute_name, attribute_value):
 @sql_entry
 def set_attributes(plpy, profile_name, attributes_json):
     profiles.set_attributes(
-        plpy, profile_name, attributes.parse_json_object(attributes_json, "attributes"))
+        plpy, profile_name, attributes.parse_json_object(attributes_json, "attributes"),
+        attributes.given_texts(attributes_json))
 
 
 @sql_entry

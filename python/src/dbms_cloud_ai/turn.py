@@ -63,6 +63,7 @@ class Answer:
 
     text: str | None
     sql: str | None = None
+    failed: bool = False   # NL2SQL answered Oracle's "could not be generated" text: not recorded
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,18 @@ def record(*, provider: str, model: str | None, purpose: str, prompt_version: st
     return call_id
 
 
+def mark_failed(call_ids, sqlstate: str) -> None:
+    """Requests the provider answered but whose answers were of no use (NL2SQL's
+    SQL, still wrong after the repair round): status error with ``sqlstate``.
+    Journaled again: an adopter keeps a call id's last line."""
+    ids = {c.lower() for c in call_ids if c}
+    changed = [r for r in _pending if r["call_id"] in ids]
+    for r in changed:
+        r["status"], r["error_sqlstate"] = "error", sqlstate
+    for owner in {r["owner"] for r in changed}:
+        spool.journal(owner, [r for r in changed if r["owner"] == owner])
+
+
 def add_sources(call_id: str, kind: str, items) -> None:
     """``items``: (source_id, similarity) pairs an answer used."""
     owner = _turn.owner if _turn else None

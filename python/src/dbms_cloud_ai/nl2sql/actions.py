@@ -10,18 +10,22 @@ One question goes through these steps:
    are folded to the catalog's names; sqlguard decides, PostgreSQL plans it;
 5. a query PostgreSQL cannot parse or plan (or, for runsql/narrate, run) gets
    one repair round with the error; a refusal (not read-only, outside the
-   object list, a forbidden function) does not: it is reported at once.
+   object list, a forbidden function) does not: it is reported at once;
+6. still no usable query (or no readable table in scope): the actions answer
+   Oracle's "Sorry, unfortunately a valid SELECT statement ..." text, so that
+   a query calling generate() per row goes on; raise_on_invalid_sql raises.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field, replace
 
 from .. import data_access, db
 from ..conversations import summaries
-from ..errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter
+from ..errors import GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter, NothingInScope
 from ..model import accounting, llm
 from ..turn import Answer, Call
 from . import examples, resolve, schema_context, sqlguard, sqlrun
@@ -31,6 +35,14 @@ from . import examples, resolve, schema_context, sqlguard, sqlrun
 VALIDATE = True
 
 NO_ROWS = "No data found for the prompt."
+# Oracle's answer when no valid query could be made.  Its first sentence is
+# Oracle's (ported scripts and Oracle's SDK tests look for it); the reason after
+# it is this extension's.
+SORRY = ("Sorry, unfortunately a valid SELECT statement could not be generated for your "
+         "natural language prompt.")
+_SORRY_NO_TABLE = "No table you can read is in the profile's scope."
+_SORRY_FAILED = ("The model's query could not be parsed, planned or run, even after one "
+                 "repair attempt.")
 NARRATE_DATA_CHARS = 20_000
 DIALECTS = ("oracle", "tsql", "mysql")
 
@@ -298,6 +310,7 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
     completion = llm.chat(plpy, call.attrs, messages, call.ctx, prompt_version=NL2SQL_VERSION)
     examples.record_sources(completion, prompt.examples)
     reply = completion.text
+    asked = [completion.extra.get("call_id")]
     last_sql, last_error = "", ""
     for attempt in (1, 2):
         sql = extract(reply)
@@ -319,8 +332,12 @@ def generate_sql(plpy, call, prompt: Prompt, search_path: list[str],
             messages += [{"role": "assistant", "content": reply},
                          {"role": "user",
                           "content": _repair_request(last_sql, last_error, call.prompt)}]
-            reply = llm.chat(plpy, call.attrs, messages, call.ctx, purpose="repair",
-                             prompt_version=REPAIR_VERSION).text
+            repair = llm.chat(plpy, call.attrs, messages, call.ctx, purpose="repair",
+                              prompt_version=REPAIR_VERSION)
+            asked.append(repair.extra.get("call_id"))
+            reply = repair.text
+    # Both requests were answered, neither answer was of use: accounted as failed.
+    accounting.mark_failed(asked, GeneratedSqlFailed.sqlstate)
     raise GeneratedSqlFailed(
         "the model did not produce a query PostgreSQL can run, after one repair attempt",
         detail=f"Last SQL: {sqlguard.shown(last_sql) or '(none)'}\nError: {last_error}",
@@ -336,12 +353,29 @@ def showprompt(call: Call) -> Answer:
                               summaries.note(call.thread)))
 
 
+def _or_sorry(handler):
+    """An NL2SQL action that answers Oracle's SORRY text when no table is in
+    scope or the model's SQL stayed unusable, unless raise_on_invalid_sql.
+    The turn is not recorded in its conversation (Answer.failed)."""
+    @functools.wraps(handler)
+    def action(call: Call) -> Answer:
+        try:
+            return handler(call)
+        except (NothingInScope, GeneratedSqlFailed) as e:
+            if call.attrs.get("raise_on_invalid_sql"):
+                raise
+            why = _SORRY_NO_TABLE if isinstance(e, NothingInScope) else _SORRY_FAILED
+            return Answer(f"{SORRY} {why}", failed=True)
+    return action
+
+
 def _generated(call: Call, limits) -> Generated:
     resolve.ready(call.plpy)
     return generate_sql(call.plpy, call, build_prompt(call.plpy, call, call.search_path),
                         call.search_path, limits)
 
 
+@_or_sorry
 def showsql(call: Call) -> Answer:
     gen = _generated(call, None)
     return Answer(gen.checked.display, gen.checked.display)
@@ -351,6 +385,7 @@ def _answer(result: sqlrun.Result) -> str:
     return result.as_oracle_json() if result.rows else NO_ROWS
 
 
+@_or_sorry
 def runsql(call: Call) -> Answer:
     gen = _generated(call, sqlrun.limits(call.plpy))   # limits: refused before any model call
     return Answer(_answer(gen.result), gen.checked.display)
@@ -377,6 +412,7 @@ _EXPLAIN = ("You explain PostgreSQL queries to the person who asked for them, in
 EXPLAIN_VERSION = accounting.version("explainsql", _EXPLAIN)
 
 
+@_or_sorry
 def explainsql(call: Call) -> Answer:
     gen = _generated(call, None)
     sql = gen.checked.display
@@ -398,6 +434,7 @@ _NARRATE = ("You answer a person's question from the result of a database query 
 NARRATE_VERSION = accounting.version("narrate", _NARRATE)
 
 
+@_or_sorry
 def narrate(call: Call) -> Answer:
     data_access.require(call.ctx, "narrate")    # generate() checked already: never reached
     gen = _generated(call, sqlrun.limits(call.plpy))

@@ -9,6 +9,7 @@ ones an answer used as its sources.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from .. import db
@@ -103,18 +104,20 @@ def examples_for(plpy, call) -> list[Example]:
 
 
 EXAMPLES_INTRO = ("Examples: earlier questions about these tables, each with a query that its "
-                  "asker confirmed or corrected. Where one fits, follow its choice of tables, "
-                  "joins, filters and column aliases; the question to answer is the one below.")
+                  "asker confirmed or corrected, as a JSON list of user_prompt and sql_query. "
+                  "Where one fits, follow its choice of tables, joins, filters and column "
+                  "aliases; the question to answer is the one below.")
 
 
 def render(examples: list[Example]) -> str:
-    """The examples as text for the user message, placed before the question."""
+    """The examples for the user message, placed before the question: Oracle's
+    shape, a JSON list of {"user_prompt", "sql_query"}.  Both as stored: the
+    SQL exactly as the user corrected it (JSON escapes its line breaks and
+    quotes, so no text in it can pass for a rule or a question)."""
     if not examples:
         return ""
-    parts = [EXAMPLES_INTRO]
-    for ex in examples:
-        parts.append(f"Earlier question: {_collapse(ex.question)}\nQuery:\n{ex.sql}")
-    return "\n\n" + "\n\n".join(parts)
+    shown = [{"user_prompt": ex.question, "sql_query": ex.sql} for ex in examples]
+    return f"\n\n{EXAMPLES_INTRO}\n{json.dumps(shown, indent=2, ensure_ascii=False)}"
 
 
 def record_sources(completion, examples: list[Example]) -> None:

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import db, settings
-from ..errors import InvalidParameter, UndefinedObject
+from ..errors import InvalidParameter, NothingInScope
 
 CHARS_PER_TOKEN = 4
 _CACHE_LIMIT = 64          # scopes kept per backend
@@ -391,7 +391,7 @@ def budget_tokens(raw: str | None) -> int:
 def select(catalog: Catalog, question: str, history: list[str], attrs: dict,
            budget: int) -> Selection:
     if not catalog.tables:
-        raise UndefinedObject(
+        raise NothingInScope(
             f"no table you can read is in the profile's scope ({catalog.scope})",
             hint="Check the profile's object_list (dbms_cloud_ai.set_attribute) and that you "
                  "have SELECT on its tables.")
