@@ -45,6 +45,7 @@ POLICY = {
     ("dbms_cloud._credential", "username"): (KEPT, "the role's configuration"),
     ("dbms_cloud_ai._profile", "description"): (KEPT, "the role's configuration"),
     ("dbms_cloud_ai._profile", "attributes"): (KEPT, "the role's configuration"),
+    ("dbms_cloud_ai._profile", "attribute_text"): (KEPT, "the role's configuration, as written"),
     ("dbms_cloud_ai._conversation", "title"): (
         ERASED, "a title the model wrote from an erased prompt; one the user gave is kept"),
     ("dbms_cloud_ai._conversation", "description"): (
