@@ -27,6 +27,8 @@ USERS = ("alice", "bob", "carol")
 OWN = ("own", "ok", "refused", "own", "refused", "own")
 APPEND_ONLY = ("own", "ok", "refused", "denied", "denied", "denied")
 READ_ONLY = ("own", "denied", "denied", "denied", "denied", "denied")
+# Own rows and those of owners who shared a profile with the role (profile sharing).
+SHARED_WITH = ("shared", "denied", "denied", "denied", "denied", "denied")
 SHARED_READ = ("rows", "denied", "n/a", "denied", "n/a", "denied")
 ADMIN_MANAGED = ("all", "ok", "ok", "own", "own", "all")
 NOTHING = ("denied",) * 6
@@ -56,7 +58,12 @@ TABLES = {t.name: t for t in (
     # summary (the DBA_ views) and change only their own ...
     Table('dbms_cloud_ai._profile', role_column="owner", probe_column="description",
           insert=("insert into dbms_cloud_ai._profile (owner, profile_name) values ({o}, 'M' || gen_random_uuid())"),
-          access={USERS: READ_ONLY, "ai_admin": ("all",) + OWN[1:]}),
+          access={USERS: SHARED_WITH, "ai_admin": ("all",) + OWN[1:]}),
+    # Grants of profiles: the owner's, and those naming the role (or a group of it, or PUBLIC).
+    Table('dbms_cloud_ai._profile_grant', role_column="owner", probe_column="granted",
+          insert=("insert into dbms_cloud_ai._profile_grant (profile_id, owner, grantee, grantee_oid) "
+                  "select profile_id, {o}, 'carol', 0 from dbms_cloud_ai._profile where owner = {o} limit 1"),
+          access={USERS: SHARED_WITH, "ai_admin": ("all", "denied", "denied", "denied", "denied", "denied")}),
     # Set by administrators for any principal; a role reads what applies to it.
     Table('dbms_cloud_ai._host_ace', role_column="principal_name", probe_column="host",
           insert=("insert into dbms_cloud_ai._host_ace (host, principal_name) values ('m.example', {o})"),

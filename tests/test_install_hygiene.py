@@ -822,6 +822,8 @@ STEPS = [
          f"select {D}.add_annotation('alice.annotated', 'Aliases', 'x', 'a')"),
     Step(f"{D}.drop_annotation(regclass,text,text)",
          f"select {D}.drop_annotation('alice.annotated', 'Aliases', 'a')"),
+    Step(f"{D}.grant_profile_access(text,text)", f"select {D}.grant_profile_access('P', 'bob')"),
+    Step(f"{D}.revoke_profile_access(text,text)", f"select {D}.revoke_profile_access('P', 'bob')"),
     Step(f"{D}.rate_prompt(text,integer,text)", f"select {D}.rate_prompt(%(pid)s, 1, 'good')"),
     Step((f"{D}.delete_conversation_prompt(text,boolean)", f"{D}._forget_summaries()"),
          f"select {D}.delete_conversation_prompt(%(pid)s, true)"),

@@ -101,6 +101,10 @@ BOB_CALLS_WITH_ALICES_NAMES = {
         "select dbms_cloud_ai.summarize('some text', profile_name => 'P')",
     "dbms_cloud_ai.translate(text,text,text,text)":
         "select dbms_cloud_ai.translate('P', 'hello', 'english', 'french')",
+    "dbms_cloud_ai.grant_profile_access(text,text)":
+        "select dbms_cloud_ai.grant_profile_access('P', 'bob')",
+    "dbms_cloud_ai.revoke_profile_access(text,text)":
+        "select dbms_cloud_ai.revoke_profile_access('P', 'bob')",
 }
 # A filter on the caller's own rows: an unknown profile simply matches nothing.
 RETURNS_EMPTY_FOR_UNKNOWN_PROFILE = ("dbms_cloud_ai.export_negative_feedback(text,boolean)",)

@@ -105,6 +105,8 @@ def seed(db, llm) -> dict:
     admin.execute("""insert into dbms_cloud_ai._memory_erasure
                          (erasure_id, organization, subject_digest, scope, actor, memories, prompts, jobs)
                      values (gen_random_uuid(), %s, 'digest', 'memory', 'ai_admin', 0, 0, 0)""", (ORG,))
+    for r in SEEDED:                                       # profile sharing: with carol's group only
+        conns[r].execute("select dbms_cloud_ai.grant_profile_access('P', 'analysts')")
     conns["alice"].execute("""select dbms_cloud_ai.create_profile('ALICEONLY', %s)""",
                            (json.dumps({"provider": "openai", "credential_name": "CRED",
                                         "provider_endpoint": llm.url}),))
@@ -240,6 +242,7 @@ def matrix(db) -> dict:
 #   own      exactly the acting role's own rows (none if it has none)
 #   all      every role's rows
 #   grantee  rows for PUBLIC, the role and the groups it belongs to
+#   shared   own rows and those of owners who shared a profile with the role
 #   rows     rows (shared tables without an owner)
 #   none     no row, no error
 #   ok       INSERT succeeded
@@ -261,6 +264,10 @@ def expected_cells(db) -> dict:
         col = ROW_OWNER[table][0]
         present = {r[0] for r in db.admin.execute(
             sql.SQL("select distinct {} from {}").format(sql.Identifier(col), sql.SQL(table)))} if col else set()
+        sharers = {r: {o for (o,) in db.admin.execute(
+            "select distinct owner from dbms_cloud_ai._profile_grant "
+            "where grantee_oid = 0 or pg_has_role(%s, grantee_oid, 'USAGE')", (r,)).fetchall()}
+            for r in ROLES}
         for roles, words in by_roles.items():
             for role in (roles,) if isinstance(roles, str) else roles:
                 for op, word in zip(OPS, words):
@@ -268,6 +275,7 @@ def expected_cells(db) -> dict:
                         "own": _owners(present & {role}),
                         "all": _owners(present),
                         "grantee": _owners(present & ({"PUBLIC", role} | groups[role])),
+                        "shared": _owners(present & ({role} | sharers[role])),
                     }.get(word, word)
     return cells
 

@@ -112,3 +112,26 @@ as $python$
     #BOOTSTRAP
     return GD["dbms_cloud_ai"].sqlapi.profile_attribute_names(plpy)
 $python$;
+
+-- Profile sharing (python/src/dbms_cloud_ai/sharing.py): the owner lets a role
+-- (its members through inheritance, or PUBLIC) use the profile as
+-- "OWNER"."NAME"; the grantee never reads the credential.
+create function dbms_cloud_ai.grant_profile_access(profile_name text, user_or_role_name text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.grant_profile_access(plpy, profile_name, user_or_role_name)
+$python$;
+comment on function dbms_cloud_ai.grant_profile_access(text, text) is
+'Share your profile with a role (or PUBLIC): it may generate with it as "OWNER"."NAME" and see its attributes';
+
+create function dbms_cloud_ai.revoke_profile_access(profile_name text, user_or_role_name text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.revoke_profile_access(plpy, profile_name, user_or_role_name)
+$python$;
+comment on function dbms_cloud_ai.revoke_profile_access(text, text) is
+'Stop sharing your profile with a role; its next call with the profile fails';

@@ -53,6 +53,7 @@ grant select on dbms_cloud_ai._token_budget to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._token_budget to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai._admin_setting to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai._annotation to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._profile_grant to dbms_cloud_ai_user, dbms_cloud_ai_admin;
 grant select, insert, update, delete on dbms_cloud_ai._admin_setting to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai._data_access to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._data_access to dbms_cloud_ai_admin;
@@ -77,9 +78,12 @@ grant select on dbms_cloud.user_credentials, dbms_cloud_ai.user_cloud_ai_profile
                 dbms_cloud_ai.session_cloud_ai_conversation_prompts,
                 dbms_cloud_ai.user_cloud_ai_calls, dbms_cloud_ai.user_cloud_ai_message_sources,
                 dbms_cloud_ai.user_cloud_ai_token_budgets, dbms_cloud_ai.user_cloud_ai_memories,
-                dbms_cloud_ai.user_cloud_ai_memory_jobs, dbms_cloud_ai.user_cloud_ai_annotations
+                dbms_cloud_ai.user_cloud_ai_memory_jobs, dbms_cloud_ai.user_cloud_ai_annotations,
+                dbms_cloud_ai.all_cloud_ai_profiles, dbms_cloud_ai.all_cloud_ai_profile_attributes,
+                dbms_cloud_ai.user_cloud_ai_profile_grants
    to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.dba_cloud_ai_profiles, dbms_cloud_ai.dba_cloud_ai_profile_attributes,
+                dbms_cloud_ai.dba_cloud_ai_profile_grants,
                 dbms_cloud_ai.dba_host_aces, dbms_cloud_ai.dba_cloud_ai_conversations,
                 dbms_cloud_ai.dba_cloud_ai_conversation_prompts, dbms_cloud_ai.dba_cloud_ai_calls,
                 dbms_cloud_ai.user_cloud_ai_token_budgets, dbms_cloud_ai.dba_cloud_ai_memories,

@@ -4,3 +4,10 @@
 -- and in sql/schema, so a fresh install and an updated one end with identical
 -- catalogs (tests/test_upgrade.py).  Anything that creates a table goes above
 -- an include of 098-table-owner.sql; only files that create no table (099) follow it.
+
+-- Profile sharing (issue 18: grant_profile_access / revoke_profile_access): the
+-- grants table with its policies, the grantees' read of _profile, the table
+-- owner, then the owner-role policies (they need the role of 098).
+-- include schema/094-profile-grants.sql
+-- include schema/098-table-owner.sql
+-- include schema/099-profile-grant-writer.sql

@@ -27,7 +27,7 @@ import struct
 import uuid
 from dataclasses import dataclass
 
-from . import acl, db, jsontext, names, profiles, turn, writer
+from . import acl, db, jsontext, names, profiles, sharing, turn, writer
 from .conversations import store as conversations
 from .errors import (
     DcaError,
@@ -192,6 +192,9 @@ def feedback(plpy, profile_name, sql_id_arg, sql_text, feedback_type, response,
         raise InvalidParameter("pass either sql_id or sql_text, not both and not neither",
                                hint=_HINT_FEEDBACK)
     ctx = profiles.for_call(plpy, profile_name)
+    if ctx.owner is not None:
+        raise sharing.owner_only(sharing.Ref(ctx.owner, ctx.profile.stored_name),
+                                 "give feedback on its statements")
     name = ctx.profile.name
     if not _blank(sql_id_arg):
         sid, text = _parse_sql_id(sql_id_arg), None
@@ -512,7 +515,7 @@ def _profile_for_example(plpy, profile_name: str):
     """The prompt's profile when it exists and is enabled (for its embedding
     model), else None: the example is then found by full text only."""
     try:
-        return profiles.for_call(plpy, '"' + profile_name + '"')
+        return profiles.for_call(plpy, sharing.stored_ref(profile_name))
     except (UndefinedObject, NotInPrerequisiteState, InvalidParameter):
         return None
 

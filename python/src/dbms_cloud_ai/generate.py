@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import attributes, data_access, profiles
+from . import attributes, data_access, profiles, sharing
 from .conversations import store as conversations
 from .conversations import summaries
 from .errors import DcaError, InvalidParameter
@@ -96,7 +96,8 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
                 accounting.link_prompt(turn, e.turn["prompt_id"], call.thread.conversation_id)
                 return _replay(call, act, e.turn, request_id)
         # Oracle's FEEDBACK names NL2SQL statements by SQL_ID: log them.
-        if act.logs_statement and answer.sql:
+        # Not for a shared profile: its statements are the owner's to give feedback on.
+        if act.logs_statement and answer.sql and call.ctx.owner is None:
             feedback.log_statement(plpy, call.ctx, call.profile.name, act.name, call.prompt,
                                    answer.sql, prompt_id)
     return answer.text
@@ -110,6 +111,7 @@ def _call(plpy, act: Action, prompt, profile_name, attributes_json, params_json,
                                hint="Pass the question as prompt => '...'.")
     ctx = profiles.for_call(plpy, profile_name)
     overrides = attributes.parse_all(attributes.parse_json_object(attributes_json, "attributes"))
+    sharing.check_overrides(ctx.profile.name, ctx.owner, overrides)
     attrs = attributes.merge(ctx.profile.attrs, overrides)
     if overrides:
         attributes.check_profile(attrs)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from . import attributes, credentials, db, names, roles, writer
+from . import attributes, credentials, db, names, roles, sharing, writer
 from .conversations import store as conversations
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 from .model import timing
 
 SESSION_GUC = "dbms_cloud_ai.profile_name"
+OWNER_GUC = "dbms_cloud_ai.profile_owner"   # set_profile of a shared profile: its owner
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_profile(profile_name, attributes)."
 
 
@@ -21,6 +22,11 @@ class Profile:
     status: str
     attrs: dict
     texts: dict = field(default_factory=dict)   # attribute -> the text the user gave (views)
+    stored: str | None = None   # a shared profile's own name (``name`` is "owner"."NAME")
+
+    @property
+    def stored_name(self) -> str:
+        return self.stored or self.name
 
 
 def _missing(name):
@@ -76,8 +82,18 @@ def create(plpy, profile_name, attributes_json, status, description):
                                    "dbms_cloud_ai.set_attributes().")
 
 
-def load(plpy, profile_name) -> Profile:
-    name = names.normalize(profile_name, "profile")
+def _own_name(plpy, profile_name, what: str) -> str:
+    """The name of the caller's own profile; a profile shared with it: 42501."""
+    ref = sharing.parse(profile_name)
+    if ref.owner is not None:
+        who = db.one(plpy, "select current_user::text as u")["u"]
+        if sharing.resolve_owner(plpy, ref, who) is not None:
+            raise sharing.owner_only(ref, what)
+    return ref.name
+
+
+def load(plpy, profile_name, what: str = "change it") -> Profile:
+    name = _own_name(plpy, profile_name, what)
     row = db.one(plpy, """
         select profile_id, status, attributes::text as attributes,
                attribute_text::text as texts from dbms_cloud_ai._profile
@@ -89,13 +105,18 @@ def load(plpy, profile_name) -> Profile:
 
 
 def drop(plpy, profile_name, force):
-    name = names.normalize(profile_name, "profile")
+    name = _own_name(plpy, profile_name, "drop it")
     gone = writer.one(plpy, "delete from dbms_cloud_ai._profile where owner = dbms_cloud_ai._caller() "
                         "and profile_name = $1 returning 1 as x", ("text",), (name,))
     if gone is None and not force:
         raise _missing(name)
-    if _session_name(plpy) == name:
+    if _session_name(plpy) == name and not _session_owner(plpy):
         clear_session(plpy)
+
+
+def _session_owner(plpy):
+    row = db.one(plpy, "select pg_catalog.current_setting($1, true) as v", ("text",), (OWNER_GUC,))
+    return row["v"] or None
 
 
 def set_status(plpy, profile_name, status):
@@ -136,23 +157,34 @@ def _session_name(plpy):
     return row["v"] or None
 
 
+def _set_session(plpy, name: str, owner: str):
+    db.query(plpy, "select pg_catalog.set_config($1, $2, false), pg_catalog.set_config($3, $4, false)",
+             ("text", "text", "text", "text"), (SESSION_GUC, name, OWNER_GUC, owner))
+
+
 def set_session(plpy, profile_name):
-    p = load(plpy, profile_name)
-    db.query(plpy, "select pg_catalog.set_config($1, $2, false)", ("text", "text"), (SESSION_GUC, p.name))
+    """The session's profile: the caller's own, or one shared with it (OWNER_GUC)."""
+    ctx = for_call(plpy, profile_name, enabled_only=False)
+    _set_session(plpy, ctx.profile.stored_name, ctx.owner or "")
 
 
 def get_session(plpy):
-    """The session profile's name, if it still exists for the current role."""
-    name = _session_name(plpy)
-    if name is None:
+    """The session profile's name (a shared one as "owner"."NAME"), if the
+    current role may still use it."""
+    row = db.one(plpy, f"""
+        select p.profile_name, p.owner::text as owner from dbms_cloud_ai._profile p
+         where p.owner = coalesce(nullif(pg_catalog.current_setting($2, true), ''), current_user)
+           and p.profile_name = nullif(pg_catalog.current_setting($1, true), '')
+           and {sharing.USABLE}""",
+                 ("text", "text"), (SESSION_GUC, OWNER_GUC))
+    if row is None:
         return None
-    row = db.one(plpy, "select 1 as x from dbms_cloud_ai._profile where owner = current_user "
-                       "and profile_name = $1", ("text",), (name,))
-    return name if row else None
+    who = db.one(plpy, "select current_user::text as u")["u"]
+    return row["profile_name"] if row["owner"] == who else sharing.display(row["owner"], row["profile_name"])
 
 
 def clear_session(plpy):
-    db.query(plpy, "select pg_catalog.set_config($1, '', false)", ("text",), (SESSION_GUC,))
+    _set_session(plpy, "", "")
 
 
 @dataclass
@@ -166,10 +198,12 @@ class CallContext:
     session_conversation: str | None = None  # the setting dbms_cloud_ai.conversation_id
     who: str | None = None                   # current_user
     budgets: dict | None = None              # token budgets that apply: {role or PUBLIC: tokens}
+    owner: str | None = None                 # a shared profile's owner (None: the caller's own)
 
 
 _CALL = f"""
     select p.profile_id, p.profile_name, p.status, p.attributes::text as attributes,
+           p.owner::text as owner, p.credential_name as profile_cred,
            c.credential_name as cred_name, c.owner::text as cred_owner, c.secret, c.key_id,
            c.enabled as cred_enabled,
            (select b.binding_id::text from dbms_cloud_ai._role_binding b
@@ -183,17 +217,24 @@ _CALL = f"""
       from dbms_cloud_ai._profile p
       left join dbms_cloud._credential c
         on c.owner = current_user and c.credential_name = p.credential_name
-     where p.owner = current_user
-       and p.profile_name = coalesce($1, nullif(pg_catalog.current_setting($2, true), ''))"""
+     where p.profile_name = coalesce($1, nullif(pg_catalog.current_setting($2, true), ''))
+       and p.owner = case when $1 is null
+                          then coalesce(nullif(pg_catalog.current_setting($4, true), ''), current_user)
+                          else coalesce($3, current_user) end
+       and {sharing.USABLE}"""
 
 
-def for_call(plpy, profile_name) -> CallContext:
-    """The profile a generate() call uses (the named one, else the session's),
-    with its credential, the caller's host ACEs and the time budget settings."""
-    name = None
+def for_call(plpy, profile_name, enabled_only: bool = True) -> CallContext:
+    """The profile a generate() call uses (the named one, else the session's; the
+    caller's own or one shared with it), with its credential, the caller's host
+    ACEs and the time budget settings."""
+    name = owner = None
     if profile_name is not None and profile_name.strip():
-        name = names.normalize(profile_name, "profile")
-    row = db.one(plpy, _CALL, ("text", "text"), (name, SESSION_GUC))
+        ref = sharing.parse(profile_name)
+        name = ref.name
+        if ref.owner is not None:
+            owner = sharing.resolve_owner(plpy, ref, db.one(plpy, "select current_user::text as u")["u"])
+    row = db.one(plpy, _CALL, ("text", "text", "text", "text"), (name, SESSION_GUC, owner, OWNER_GUC))
     if row is None:
         roles.check(plpy)   # a later role of a dropped role's name: say so, not "does not exist"
         if name is None and _session_name(plpy) is None:
@@ -201,16 +242,23 @@ def for_call(plpy, profile_name) -> CallContext:
                 "no AI profile is set for this session",
                 hint="Pass profile_name, or call dbms_cloud_ai.set_profile(profile_name) first.")
         raise _missing(name or _session_name(plpy))
+    shared = row["owner"] if row["owner"] != row["who"] else None
     profile = Profile(row["profile_id"], row["profile_name"], row["status"], json.loads(row["attributes"]))
-    if profile.status != "ENABLED":
-        raise NotInPrerequisiteState(f"profile {profile.name} is disabled",
-                                     hint="Enable it with dbms_cloud_ai.enable_profile().")
+    if shared:
+        profile.stored, profile.name = profile.name, sharing.display(shared, profile.name)
+    if enabled_only and profile.status != "ENABLED":
+        raise NotInPrerequisiteState(
+            f"profile {profile.name} is disabled",
+            hint="Enable it with dbms_cloud_ai.enable_profile()." if not shared
+            else "Its owner enables it with dbms_cloud_ai.enable_profile().")
     credential = None
-    if row["cred_name"] is not None:
+    if shared and row["profile_cred"] is not None:
+        credential = sharing.shared_credential(plpy, row["profile_id"])
+    elif row["cred_name"] is not None:
         credential = {"name": row["cred_name"], "owner": row["cred_owner"], "secret": row["secret"],
                       "key_id": row["key_id"], "enabled": row["cred_enabled"],
                       "binding": row["binding"]}
     return CallContext(profile, credential, json.loads(row["aces"] or "[]"),
                        timing.stamped(row),
                        (row["conv"] or "").lower() or None, row["who"],
-                       json.loads(row["budgets"]) if row["budgets"] else {})
+                       json.loads(row["budgets"]) if row["budgets"] else {}, shared)

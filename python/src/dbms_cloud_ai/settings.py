@@ -73,6 +73,8 @@ SETTINGS = {s.name: s for s in (
             "'5min'", "the highest statement_timeout under which generated SQL runs"),
     Setting("dbms_cloud_ai.profile_name", "text", None,
             what="the session's AI profile (set by dbms_cloud_ai.set_profile)"),
+    Setting("dbms_cloud_ai.profile_owner", "text", None,
+            what="the owner of the session's AI profile when it is shared (set by set_profile)"),
     Setting("dbms_cloud_ai.conversation_id", "text", None,
             what="the session's conversation (set by dbms_cloud_ai.set_conversation_id)"),
     Setting("dbms_cloud_ai.end_user", "text", None,

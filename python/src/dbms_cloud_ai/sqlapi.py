@@ -6,7 +6,7 @@ SQLSTATE, detail and hint.
 
 from __future__ import annotations
 
-from . import acl, attributes, credentials, data_access, db, profiles, writer
+from . import acl, attributes, credentials, data_access, db, profiles, sharing, writer
 from . import generate as _generate
 from .boundary import sql_entry
 from .conversations import store as conversations
@@ -97,6 +97,16 @@ def get_profile(plpy):
 @sql_entry
 def clear_profile(plpy):
     profiles.clear_session(plpy)
+
+
+@sql_entry
+def grant_profile_access(plpy, profile_name, user_or_role_name):
+    sharing.grant(plpy, profile_name, user_or_role_name)
+
+
+@sql_entry
+def revoke_profile_access(plpy, profile_name, user_or_role_name):
+    sharing.revoke(plpy, profile_name, user_or_role_name)
 
 
 @sql_entry

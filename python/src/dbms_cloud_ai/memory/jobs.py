@@ -32,7 +32,7 @@ import hashlib
 import json
 import re
 
-from .. import acl, data_access, db, jsontext, profiles, providers, scheduling, writer
+from .. import acl, data_access, db, jsontext, profiles, providers, scheduling, sharing, writer
 from ..errors import (
     CallInterrupted,
     DcaError,
@@ -224,7 +224,7 @@ def run(plpy, conversation_id: str, token: str) -> str:
             or (not rows and job["subject"] is None):
         return finish("stopped", "anonymous")
     try:
-        ctx = profiles.for_call(plpy, job["profile_name"])
+        ctx = profiles.for_call(plpy, sharing.stored_ref(job["profile_name"]))
     except DcaError as e:
         return finish("stopped", f"no_model: {e.sqlstate}")
     attrs = dict(ctx.profile.attrs)

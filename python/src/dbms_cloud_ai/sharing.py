@@ -1,0 +1,237 @@
+"""Profile sharing: Oracle's GRANT_PROFILE_ACCESS / REVOKE_PROFILE_ACCESS.
+
+A shared profile is named ``"OWNER"."NAME"`` (or ``owner.name``).  The owner
+part is a PostgreSQL role: quoted it is taken as written, unquoted it is
+folded to lower case as PostgreSQL folds identifiers; when no owner of that
+exact name shares the profile, the one whose name matches ignoring case is
+taken (so Oracle's ``"ALICE"."SALES"`` finds role ``alice``).  The name part
+follows Oracle's rules (names.normalize).
+
+What a grantee's call uses and records (docs/reference/profile-sharing.md):
+the owner's attributes and, inside the package only, the owner's credential;
+the grantee's own conversations, memories, accounting, budget and host ACEs.
+Its rows name the profile ``"owner"."NAME"``, so an administrator sees whose
+profile paid for what, and the owner sees who holds access, never what the
+grantee asked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import db, names, writer
+from .errors import InsufficientPrivilege, InvalidParameter, NullValue, UndefinedObject
+
+PUBLIC = "PUBLIC"
+_HINT_GRANT = ("Share it with dbms_cloud_ai.grant_profile_access(profile_name, "
+               "user_or_role_name).")
+_SIMPLE_ROLE = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*\Z")
+# One part of a dotted name: "quoted" (no quote inside) or unquoted up to the dot.
+_PART = re.compile(r'\s*("[^"]*"|[^".]+)\s*')
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A profile as named in a call: ``owner`` None is the caller's own."""
+
+    owner: str | None
+    name: str
+
+
+def display(owner: str, name: str) -> str:
+    """How a shared profile is named in the grantee's rows and get_profile()."""
+    return f'"{owner}"."{name}"'
+
+
+def parse(raw: str | None) -> Ref:
+    """A profile name, optionally qualified by its owner."""
+    if raw is None:
+        return Ref(None, names.normalize(raw, "profile"))
+    parts, pos = [], 0
+    while True:
+        m = _PART.match(raw, pos)
+        if m is None:
+            break
+        parts.append(m.group(1))
+        pos = m.end()
+        if pos < len(raw) and raw[pos] == "." and len(parts) < 3:
+            pos += 1
+            continue
+        break
+    if pos != len(raw) or len(parts) > 2 or len(parts) == 2 and parts[0] == '""':
+        if len(parts) <= 1:   # not dotted: the name rules say what is wrong with it
+            return Ref(None, names.normalize(raw, "profile"))
+        raise InvalidParameter(
+            f"invalid profile name {raw!r}",
+            detail='A shared profile is named "OWNER"."NAME" (owner: the role that created it).',
+            hint="List the profiles you may use in dbms_cloud_ai.all_cloud_ai_profiles.")
+    if len(parts) == 1:
+        return Ref(None, names.normalize(raw, "profile"))
+    owner_text, name_text = parts
+    name = names.normalize(name_text, "profile")
+    if owner_text.startswith('"'):
+        return Ref(owner_text[1:-1], name)
+    if not _SIMPLE_ROLE.match(owner_text):
+        raise InvalidParameter(f"invalid profile owner {owner_text!r}",
+                               hint='Quote the owner: "owner"."NAME".')
+    return Ref(owner_text.lower(), name)
+
+
+def stored_ref(stored: str) -> str:
+    """A profile name as a row stores it, as a name generate() accepts again:
+    the shared form as it is, an own name quoted (it is stored as resolved)."""
+    return stored if stored.startswith('"') else '"' + stored + '"'
+
+
+# The caller may use profile p: its own, or shared with it.  Said in each query,
+# not left to row-level security, which also lets administrators read every profile.
+USABLE = """(p.owner = current_user
+        or exists (select from dbms_cloud_ai._profile_grant g
+                    where g.profile_id = p.profile_id
+                      and (g.grantee_oid = 0
+                           or (pg_catalog.pg_get_userbyid(g.grantee_oid) = g.grantee
+                               and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE')))))"""
+
+_OWNER = f"""
+    select p.owner::text as owner from dbms_cloud_ai._profile p
+     where p.profile_name = $1 and {USABLE}
+       and pg_catalog.lower(p.owner::text) = pg_catalog.lower($2)
+     order by (p.owner = $2) desc, p.owner limit 2"""
+
+
+def resolve_owner(plpy, ref: Ref, who: str) -> str | None:
+    """The exact owner of the profile ``ref`` names, among the profiles the caller
+    may read (its own and those shared with it); None when it is the caller's
+    own; 42704 when there is none; 42725 when two owners match ignoring case."""
+    if ref.owner is None or ref.owner == who:
+        return None
+    rows = db.query(plpy, _OWNER, ("text", "text"), (ref.name, ref.owner))
+    if rows.nrows() == 0:
+        raise UndefinedObject(
+            f"profile {display(ref.owner, ref.name)} does not exist or is not shared with you",
+            hint="List the profiles you may use in dbms_cloud_ai.all_cloud_ai_profiles; "
+                 "its owner shares one with dbms_cloud_ai.grant_profile_access().")
+    if rows.nrows() > 1 and rows[0]["owner"] != ref.owner:
+        raise InvalidParameter(
+            f"profile owner {ref.owner} is ambiguous",
+            detail=f"Roles {rows[0]['owner']} and {rows[1]['owner']} both share a profile {ref.name}.",
+            hint='Quote the owner as written: "owner"."NAME".')
+    owner = rows[0]["owner"]
+    return None if owner == who else owner
+
+
+# What a grantee may not change per call (generate's attributes): where the
+# owner's key goes and what its requests cost.
+OWNER_ONLY_ATTRIBUTES = frozenset((
+    "provider", "credential_name", "provider_endpoint", "azure_resource_name",
+    "azure_deployment_name", "azure_embedding_deployment_name", "region", "model",
+    "embedding_model", "memory_model", "max_tokens", "context_window", "summary_max_tokens"))
+
+
+def check_overrides(profile_name: str, owner: str | None, overrides: dict) -> None:
+    """42501 when a grantee's per-call attributes change what only the owner may."""
+    fixed = sorted(OWNER_ONLY_ATTRIBUTES.intersection(overrides)) if owner else []
+    if fixed:
+        raise InsufficientPrivilege(
+            f"attribute {fixed[0]} of shared profile {profile_name} can be set only by its owner",
+            detail="A grantee may not change the provider, endpoint, credential, models or "
+                   "token limits of a shared profile: " + ", ".join(sorted(OWNER_ONLY_ATTRIBUTES)) + ".",
+            hint="Remove it from attributes, or create a profile of your own with "
+                 "dbms_cloud_ai.create_profile().")
+
+
+def owner_only(ref: Ref, what: str) -> InsufficientPrivilege:
+    return InsufficientPrivilege(
+        f"only the owner of profile {display(ref.owner, ref.name)} can {what}",
+        hint="Create a profile of your own with dbms_cloud_ai.create_profile(), "
+             "or ask the owner.")
+
+
+# --- grant and revoke ---------------------------------------------------------------------
+
+def _grantee(plpy, raw) -> tuple[str, int]:
+    """A role as Oracle scripts name users and roles: PUBLIC, a quoted name as
+    written, an unquoted one as written if such a role exists, else folded to
+    lower case; with its OID (0 for PUBLIC)."""
+    hint = "Pass an existing role name as user_or_role_name (or 'PUBLIC')."
+    if raw is None:
+        raise NullValue("user_or_role_name must not be NULL", hint=hint)
+    text = raw.strip()
+    if text.upper() == PUBLIC:
+        return PUBLIC, 0
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        candidates = [text[1:-1]]
+    elif _SIMPLE_ROLE.match(text):
+        candidates = [text, text.lower()]
+    else:
+        raise InvalidParameter(f"invalid role name {raw!r}", hint=hint)
+    row = db.one(plpy, """
+        select r.rolname::text as name, r.oid::int8 as oid from pg_catalog.pg_roles r
+         where r.rolname = any ($1::text[]) order by r.rolname = $2 desc limit 1""",
+                 ("text[]", "text"), (candidates, candidates[0]))
+    if row is None or not text:
+        raise UndefinedObject(f"role {text or raw!r} does not exist", hint=hint)
+    return row["name"], row["oid"]
+
+
+def _own_profile(plpy, profile_name) -> tuple[int, str]:
+    ref = parse(profile_name)
+    who = db.one(plpy, "select current_user::text as u")["u"]
+    if ref.owner is not None and ref.owner != who:
+        if resolve_owner(plpy, ref, who) is not None:
+            raise owner_only(ref, "share it")
+    row = db.one(plpy, "select profile_id from dbms_cloud_ai._profile "
+                       "where owner = current_user and profile_name = $1", ("text",), (ref.name,))
+    if row is None:
+        raise UndefinedObject(f'profile "{ref.name}" does not exist',
+                              hint="Create it with dbms_cloud_ai.create_profile(profile_name, "
+                                   "attributes).")
+    return row["profile_id"], ref.name
+
+
+def grant(plpy, profile_name, user_or_role_name) -> None:
+    """GRANT_PROFILE_ACCESS: idempotent; the owner itself needs no grant."""
+    profile_id, name = _own_profile(plpy, profile_name)
+    grantee, oid = _grantee(plpy, user_or_role_name)
+    if grantee == db.one(plpy, "select current_user::text as u")["u"]:
+        raise InvalidParameter(f"profile {name} is yours: you need no grant to use it",
+                               hint="Pass another role as user_or_role_name.")
+    writer.query(plpy, """
+        insert into dbms_cloud_ai._profile_grant (profile_id, grantee, grantee_oid)
+        values ($1, $2, $3) on conflict (profile_id, grantee_oid) do nothing""",
+                 ("int8", "text", "oid"), (profile_id, grantee, oid))
+
+
+def revoke(plpy, profile_name, user_or_role_name) -> None:
+    """REVOKE_PROFILE_ACCESS: 42704 when the profile was not shared with that role."""
+    profile_id, name = _own_profile(plpy, profile_name)
+    grantee, oid = _grantee(plpy, user_or_role_name)
+    if writer.one(plpy, """
+            delete from dbms_cloud_ai._profile_grant
+             where profile_id = $1 and grantee_oid = $2 and owner = dbms_cloud_ai._caller()
+            returning 1 as x""", ("int8", "oid"), (profile_id, oid)) is None:
+        raise UndefinedObject(f"profile {name} is not shared with {grantee}",
+                              hint="List its grants in dbms_cloud_ai.user_cloud_ai_profile_grants.")
+
+
+# --- the credential of a shared profile ---------------------------------------------------
+
+# Read as dbms_cloud_ai_owner through the writer's gate: the policies
+# credential_shared_read and profile_shared_read (sql/schema/099-profile-grant-writer.sql)
+# show it only while the profile is shared with the caller (_caller()).
+_CREDENTIAL = """
+    select c.credential_name as name, c.owner::text as owner, c.secret, c.key_id, c.enabled,
+           (select b.binding_id::text from dbms_cloud_ai._role_binding b
+             where b.role_name = c.owner) as binding
+      from dbms_cloud_ai._profile p
+      join dbms_cloud._credential c
+        on c.owner = p.owner and c.credential_name = p.credential_name
+     where p.profile_id = $1"""
+
+
+def shared_credential(plpy, profile_id: int) -> dict | None:
+    """The owner's credential row of a profile shared with the caller (None: the
+    profile has no credential, or the owner has none of that name)."""
+    row = writer.one(plpy, _CREDENTIAL, ("int8",), (profile_id,))
+    return dict(row) if row is not None else None

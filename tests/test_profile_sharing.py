@@ -1,0 +1,254 @@
+"""Profile sharing (issue 18): GRANT_PROFILE_ACCESS / REVOKE_PROFILE_ACCESS, the
+ALL_ views, "OWNER"."NAME" in generate, set_profile and select_ai, and what a
+grantee can never reach: the owner's credential, conversations and accounting.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fake_llm import Answer
+from helpers import generate, make_profile, raises
+
+ALICE_KEY = "sk-alice-shared-secret-0123456789"
+
+
+@pytest.fixture
+def shared(db, llm, alice, bob):
+    """alice's profile SALES (her key), shared with bob."""
+    make_profile(alice, llm, "SALES", key=ALICE_KEY, conversation=True)
+    alice.execute("select dbms_cloud_ai.grant_profile_access(profile_name => 'sales', "
+                  "user_or_role_name => 'bob')")
+    return alice, bob
+
+
+def calls(conn):
+    return conn.execute("select profile_name, action, status from dbms_cloud_ai.user_cloud_ai_calls "
+                        "order by created").fetchall()
+
+
+def test_grantee_generates_with_the_owners_profile_and_key(shared, llm):
+    alice, bob = shared
+    llm.script(Answer("hello bob"))
+    assert generate(bob, "hi", '"alice"."SALES"') == "hello bob"
+    req = llm.chat_requests[-1]
+    assert req.headers["authorization"] == f"Bearer {ALICE_KEY}"   # the owner's key, sent by the package
+    # Oracle's spelling: the owner upper-cased and quoted finds role alice; unquoted folds.
+    llm.script(Answer("a"), Answer("b"))
+    assert generate(bob, "hi", '"ALICE"."SALES"') == "a"
+    assert generate(bob, "hi", "alice.sales") == "b"
+    # The grantee's calls are the grantee's: its accounting, named by owner and profile.
+    assert calls(bob) == [('"alice"."SALES"', "CHAT", "ok")] * 3
+    assert calls(alice) == []
+
+
+def test_views_show_owned_and_shared_profiles(shared, db, llm):
+    alice, bob = shared
+    make_profile(bob, llm, "MINE", key="sk-bob")
+    cols = [d.name for d in bob.execute("select * from dbms_cloud_ai.all_cloud_ai_profiles").description]
+    assert cols == ["owner", "profile_id", "profile_name", "status", "description", "created",
+                    "last_modified"]
+    assert bob.execute("select owner, profile_name from dbms_cloud_ai.all_cloud_ai_profiles "
+                       "order by 1, 2").fetchall() == [("alice", "SALES"), ("bob", "MINE")]
+    shown = dict(bob.execute("select attribute_name, attribute_value "
+                             "from dbms_cloud_ai.all_cloud_ai_profile_attributes "
+                             "where owner = 'alice' and profile_name = 'SALES'").fetchall())
+    assert shown["provider"] == "openai" and shown["credential_name"] == "CRED"
+    cols = [d.name for d in bob.execute("select * from dbms_cloud_ai.all_cloud_ai_profile_attributes"
+                                        ).description]
+    assert cols == ["owner", "profile_id", "profile_name", "attribute_name", "attribute_value"]
+    # USER_ views stay the caller's own; the owner lists its grants.
+    assert bob.execute("select profile_name from dbms_cloud_ai.user_cloud_ai_profiles").fetchall() == [("MINE",)]
+    assert alice.execute("select profile_name, grantee from dbms_cloud_ai.user_cloud_ai_profile_grants"
+                         ).fetchall() == [("SALES", "bob")]
+    assert bob.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_profile_grants").fetchone()[0] == 0
+    carol = db.connect("carol")
+    assert carol.execute("select count(*) from dbms_cloud_ai.all_cloud_ai_profiles").fetchone()[0] == 0
+    # An administrator sees every grant in the DBA view, and only its own in ALL_.
+    admin = db.connect("ai_admin")
+    assert admin.execute("select owner, profile_name, grantee from dbms_cloud_ai.dba_cloud_ai_profile_grants"
+                         ).fetchall() == [("alice", "SALES", "bob")]
+    assert admin.execute("select count(*) from dbms_cloud_ai.all_cloud_ai_profiles").fetchone()[0] == 0
+
+
+def test_grant_to_a_role_reaches_its_members_and_public_reaches_everyone(db, llm, alice):
+    make_profile(alice, llm, "TEAM", key=ALICE_KEY)
+    carol = db.connect("carol")          # member of analysts
+    with raises("42704"):
+        generate(carol, "hi", "alice.team")
+    alice.execute("select dbms_cloud_ai.grant_profile_access('TEAM', 'analysts')")
+    llm.script(Answer("hi carol"))
+    assert generate(carol, "hi", "alice.team") == "hi carol"
+    bob = db.connect("bob")
+    with raises("42704"):                 # not a member of analysts
+        generate(bob, "hi", "alice.team")
+    alice.execute("select dbms_cloud_ai.grant_profile_access('TEAM', 'public')")
+    llm.script(Answer("hi bob"))
+    assert generate(bob, "hi", "alice.team") == "hi bob"
+    assert sorted(r[0] for r in alice.execute(
+        "select grantee from dbms_cloud_ai.user_cloud_ai_profile_grants")) == ["PUBLIC", "analysts"]
+
+
+def test_set_profile_get_profile_and_select_ai_with_a_shared_profile(shared, llm):
+    alice, bob = shared
+    bob.execute("""select dbms_cloud_ai.set_profile('"ALICE"."SALES"')""")
+    assert bob.execute("select dbms_cloud_ai.get_profile()").fetchone()[0] == '"alice"."SALES"'
+    llm.script(Answer("from select_ai"), Answer("from generate"))
+    assert bob.execute("select dbms_cloud_ai.select_ai('chat hello')").fetchone()[0] == "from select_ai"
+    assert bob.execute("select dbms_cloud_ai.generate('hello', action => 'chat')").fetchone()[0] \
+        == "from generate"
+    assert llm.chat_requests[-1].headers["authorization"] == f"Bearer {ALICE_KEY}"
+    # The session conversation (the profile's "conversation": true) is bob's own.
+    assert [r[0] for r in bob.execute(
+        "select prompt from dbms_cloud_ai.session_cloud_ai_conversation_prompts order by 1")] \
+        == ["hello", "hello"]
+    # Revoked: the next call fails and get_profile() no longer names it.
+    alice.execute("select dbms_cloud_ai.revoke_profile_access('SALES', 'bob')")
+    with raises("42704"):
+        bob.execute("select dbms_cloud_ai.generate('again', action => 'chat')")
+    assert bob.execute("select dbms_cloud_ai.get_profile()").fetchone()[0] is None
+
+
+def test_grantee_conversations_and_accounting_stay_its_own(shared, llm):
+    alice, bob = shared
+    conv = bob.execute("select dbms_cloud_ai.create_conversation()").fetchone()[0]
+    llm.script(Answer("bob answer"))
+    generate(bob, "bob private question", '"alice"."SALES"', params=json.dumps({"conversation_id": conv}))
+    assert bob.execute("select profile_name, prompt from dbms_cloud_ai.user_cloud_ai_conversation_prompts"
+                       ).fetchall() == [('"alice"."SALES"', "bob private question")]
+    # The owner sees none of it: no prompt, no conversation, no call.
+    assert alice.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_conversation_prompts").fetchone()[0] == 0
+    assert alice.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_conversations").fetchone()[0] == 0
+    assert calls(alice) == []
+    # And bob's later prompts in the owner's profile never carry alice's history.
+    conv_a = alice.execute("select dbms_cloud_ai.create_conversation()").fetchone()[0]
+    llm.script(Answer("alice answer"), Answer("bob again"))
+    generate(alice, "alice secret plan", "SALES", params=json.dumps({"conversation_id": conv_a}))
+    generate(bob, "next", '"alice"."SALES"', params=json.dumps({"conversation_id": conv}))
+    assert "alice secret plan" not in json.dumps(llm.chat_requests[-1].json)
+
+
+def test_the_grantees_budget_applies_not_the_owners(shared, db, llm):
+    alice, bob = shared
+    admin = db.connect("ai_admin")
+    admin.execute("select dbms_cloud_ai.set_token_budget('bob', 1)")
+    with raises("53400"):
+        generate(bob, "first", '"alice"."SALES"')
+    assert llm.chat_requests == []
+    llm.script(Answer("alice unaffected"))
+    assert generate(alice, "mine", "SALES") == "alice unaffected"
+    admin.execute("select dbms_cloud_ai.set_token_budget('bob', null)")
+    admin.execute("select dbms_cloud_ai.set_token_budget('alice', 1)")
+    llm.script(Answer("bob unaffected"))
+    assert generate(bob, "second", '"alice"."SALES"') == "bob unaffected"
+
+
+def test_grantee_never_reaches_the_owners_credential(shared, db, llm):
+    alice, bob = shared
+    llm.script(Answer("ok"))
+    generate(bob, "warm up", '"alice"."SALES"')
+    # No view, table or function shows bob the credential row or its secret.
+    assert bob.execute("select count(*) from dbms_cloud.user_credentials").fetchone()[0] == 0
+    assert bob.execute("select count(*) from dbms_cloud._credential").fetchone()[0] == 0
+    # Using it outside the profile: a profile of bob's naming alice's credential uses bob's own
+    # (he has none), and a per-call attribute cannot move the key elsewhere.
+    with raises("42704"):
+        bob.execute("select dbms_cloud_ai.create_profile('MINE', %s)",
+                    (json.dumps({"provider": "openai", "credential_name": "CRED"}),))
+    n = len(llm.requests)
+    for attr, value in (("provider_endpoint", "http://127.0.0.1:9/steal"), ("credential_name", "CRED"),
+                        ("provider", "anthropic"), ("model", "gpt-expensive"), ("max_tokens", 100000),
+                        ("azure_resource_name", "evil")):
+        with raises("42501"):
+            bob.execute("select dbms_cloud_ai.generate('x', '\"alice\".\"SALES\"', 'chat', %s)",
+                        (json.dumps({attr: value}),))
+    assert len(llm.requests) == n                    # refused before any request
+    # Harmless per-call attributes still work for the grantee.
+    llm.script(Answer("warm"))
+    assert bob.execute("select dbms_cloud_ai.generate('x', '\"alice\".\"SALES\"', 'chat', %s)",
+                       (json.dumps({"temperature": 0.1}),)).fetchone()[0] == "warm"
+
+
+def test_only_the_owner_changes_drops_or_shares_a_profile(shared, db):
+    alice, bob = shared
+    for stmt in ("""select dbms_cloud_ai.set_attribute('"alice"."SALES"', 'model', 'x')""",
+                 """select dbms_cloud_ai.set_attributes('"alice"."SALES"', '{"model": "x"}')""",
+                 """select dbms_cloud_ai.drop_profile('"alice"."SALES"')""",
+                 """select dbms_cloud_ai.disable_profile('"alice"."SALES"')""",
+                 """select dbms_cloud_ai.grant_profile_access('"alice"."SALES"', 'carol')""",
+                 """select dbms_cloud_ai.revoke_profile_access('"alice"."SALES"', 'bob')""",
+                 """select dbms_cloud_ai.feedback('"alice"."SALES"', sql_text => 'select ai x',
+                                                  feedback_type => 'positive')"""):
+        with raises("42501"):
+            bob.execute(stmt)
+    # A profile not shared with the caller is simply missing.
+    carol = db.connect("carol")
+    with raises("42704"):
+        carol.execute("""select dbms_cloud_ai.drop_profile('"alice"."SALES"')""")
+    # Nothing changed.
+    assert alice.execute("select status from dbms_cloud_ai.user_cloud_ai_profiles").fetchone()[0] == "ENABLED"
+    assert alice.execute("select grantee from dbms_cloud_ai.user_cloud_ai_profile_grants").fetchall() == [("bob",)]
+    # The owner naming its own profile by owner and name is the same as by name.
+    alice.execute("""select dbms_cloud_ai.disable_profile('"alice"."SALES"')""")
+    with raises("55000"):                            # disabled by its owner: refused to the grantee
+        generate(bob, "hi", '"alice"."SALES"')
+
+
+def test_grant_and_revoke_errors(db, llm, alice):
+    make_profile(alice, llm, "SALES", key=ALICE_KEY)
+    with raises("42704"):
+        alice.execute("select dbms_cloud_ai.grant_profile_access('NOPE', 'bob')")
+    with raises("42704"):
+        alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'no_such_role')")
+    with raises("22004"):
+        alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', null)")
+    with raises("22023"):
+        alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'alice')")
+    with raises("22023"):
+        alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'bob; drop table x')")
+    with raises("42704"):
+        alice.execute("select dbms_cloud_ai.revoke_profile_access('SALES', 'bob')")
+    alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'BOB')")   # folds to bob
+    alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'bob')")   # again: no error
+    assert alice.execute("select grantee from dbms_cloud_ai.user_cloud_ai_profile_grants").fetchall() \
+        == [("bob",)]
+    alice.execute("select dbms_cloud_ai.revoke_profile_access(profile_name => 'sales', "
+                  "user_or_role_name => 'bob')")
+    assert alice.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_profile_grants").fetchone()[0] == 0
+    for bad in ('"alice"."SALES"."X"', '""."SALES"', 'alice.', "a b.SALES"):
+        with raises("22023"):
+            alice.execute("select dbms_cloud_ai.generate('x', %s, 'chat')", (bad,))
+
+
+def test_dropping_the_profile_or_the_grantee_ends_the_grant(shared, db, llm):
+    alice, bob = shared
+    alice.execute("select dbms_cloud_ai.drop_profile('SALES')")
+    assert db.admin.execute("select count(*) from dbms_cloud_ai._profile_grant").fetchone()[0] == 0
+    make_profile(alice, llm, "SALES2", credential="CRED2", key=ALICE_KEY)
+    db.admin.execute("create role dave login")
+    db.admin.execute("grant dbms_cloud_ai_user to dave")
+    try:
+        alice.execute("select dbms_cloud_ai.grant_profile_access('SALES2', 'dave')")
+        db.admin.execute("drop role dave")
+        # A new role of the same name is not the grantee.
+        db.admin.execute("create role dave login")
+        db.admin.execute("grant dbms_cloud_ai_user to dave")
+        dave = db.connect("dave")
+        with raises("42704"):
+            generate(dave, "hi", "alice.sales2")
+        assert dave.execute("select count(*) from dbms_cloud_ai.all_cloud_ai_profiles").fetchone()[0] == 0
+        dave.close()
+    finally:
+        db.admin.execute("drop owned by dave; drop role if exists dave")
+
+
+def test_same_name_profiles_of_the_grantee_and_the_owner_stay_apart(shared, llm):
+    alice, bob = shared
+    make_profile(bob, llm, "SALES", key="sk-bob-own")
+    llm.script(Answer("own"), Answer("shared"))
+    generate(bob, "q", "SALES")
+    assert llm.chat_requests[-1].headers["authorization"] == "Bearer sk-bob-own"
+    generate(bob, "q", '"alice"."SALES"')
+    assert llm.chat_requests[-1].headers["authorization"] == f"Bearer {ALICE_KEY}"
+    assert [r[0] for r in calls(bob)] == ["SALES", '"alice"."SALES"']
