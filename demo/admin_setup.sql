@@ -13,11 +13,18 @@ GRANT dbms_cloud_ai_user TO demo_user;
 CREATE SCHEMA demo_user AUTHORIZATION demo_user;
 GRANT USAGE ON SCHEMA sh TO demo_user;
 GRANT SELECT ON ALL TABLES IN SCHEMA sh TO demo_user;
+-- A second login role, with whom demo_user shares its profile (step 28).
+CREATE ROLE demo_analyst LOGIN;
+GRANT dbms_cloud_ai_user TO demo_analyst;
+GRANT USAGE ON SCHEMA sh TO demo_analyst;
+GRANT SELECT ON ALL TABLES IN SCHEMA sh TO demo_analyst;
 
 \if :need_ace
 -- The model's server is not a provider's own HTTPS API host, so an
 -- administrator must allow demo_user to reach it (Oracle: APPEND_HOST_ACE).
 SELECT dbms_cloud_ai.append_host_ace(host => :'ace_host', principal_name => 'demo_user',
+                                     lower_port => :ace_port);
+SELECT dbms_cloud_ai.append_host_ace(host => :'ace_host', principal_name => 'demo_analyst',
                                      lower_port => :ace_port);
 SELECT host, lower_port, upper_port, principal_name, privilege FROM dbms_cloud_ai.dba_host_aces;
 \else

@@ -277,6 +277,24 @@ SELECT s.source_kind, m.fact
 SELECT dbms_cloud_ai.delete_memory(memory_id) FROM dbms_cloud_ai.user_cloud_ai_memories;
 SELECT count(*) AS memories_left FROM dbms_cloud_ai.user_cloud_ai_memories;
 
+\echo
+\echo '==> 28. Share the profile with another role (GRANT_PROFILE_ACCESS): it uses your key, never sees it'
+SELECT dbms_cloud_ai.grant_profile_access(profile_name => 'DEMO_PROFILE', user_or_role_name => 'demo_analyst');
+SELECT profile_name, grantee FROM dbms_cloud_ai.user_cloud_ai_profile_grants;
+\echo '-- Now as demo_analyst (psql \\c): the shared profile is "OWNER"."NAME"'
+\c - demo_analyst
+SET dbms_cloud_ai.http_timeout = :'timeout';
+SELECT owner, profile_name, status FROM dbms_cloud_ai.all_cloud_ai_profiles;
+SELECT count(*) AS credentials_demo_analyst_can_see FROM dbms_cloud.user_credentials;
+SELECT dbms_cloud_ai.generate('How many customers do we have in each region?',
+                              profile_name => '"demo_user"."DEMO_PROFILE"', action => 'showsql') AS sql;
+\echo '-- The call is demo_analyst''s own: its accounting, its budget; demo_user sees none of it'
+SELECT profile_name, action, purpose, status FROM dbms_cloud_ai.user_cloud_ai_calls;
+\c - demo_user
+SET dbms_cloud_ai.http_timeout = :'timeout';
+SELECT dbms_cloud_ai.set_profile('DEMO_PROFILE');
+SELECT dbms_cloud_ai.revoke_profile_access('DEMO_PROFILE', 'demo_analyst');
+
 \if :has_question
 \echo
 \echo '==> Your question (DEMO_QUESTION), through select_ai: runsql unless it starts with an action'

@@ -59,7 +59,7 @@ def parse(raw: str | None) -> Ref:
             pos += 1
             continue
         break
-    if pos != len(raw) or len(parts) > 2 or len(parts) == 2 and parts[0] == '""':
+    if pos != len(raw) or len(parts) > 2 or (len(parts) == 2 and parts[0] == '""'):
         if len(parts) <= 1:   # not dotted: the name rules say what is wrong with it
             return Ref(None, names.normalize(raw, "profile"))
         raise InvalidParameter(
