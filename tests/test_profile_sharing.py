@@ -252,3 +252,25 @@ def test_same_name_profiles_of_the_grantee_and_the_owner_stay_apart(shared, llm)
     generate(bob, "q", '"alice"."SALES"')
     assert llm.chat_requests[-1].headers["authorization"] == f"Bearer {ALICE_KEY}"
     assert [r[0] for r in calls(bob)] == ["SALES", '"alice"."SALES"']
+
+
+def test_text_actions_and_the_owners_credential_state(shared, llm):
+    alice, bob = shared
+    llm.script(Answer("a short summary"))
+    assert bob.execute("select dbms_cloud_ai.summarize('Some text to summarize.', "
+                       "profile_name => '\"alice\".\"SALES\"')").fetchone()[0] == "a short summary"
+    assert llm.chat_requests[-1].headers["authorization"] == f"Bearer {ALICE_KEY}"
+    alice.execute("select dbms_cloud.disable_credential('CRED')")
+    n = len(llm.requests)
+    with raises("55000"):
+        generate(bob, "hi", '"alice"."SALES"')
+    assert len(llm.requests) == n
+    alice.execute("select dbms_cloud.enable_credential('CRED')")
+    alice.execute("select dbms_cloud.drop_credential('CRED')")
+    with raises("42704"):
+        generate(bob, "hi", '"alice"."SALES"')
+    # A credential of bob's own of that name is never sent to the owner's endpoint instead.
+    bob.execute("select dbms_cloud.create_credential('CRED', 'u', 'sk-bob-must-not-leave')")
+    with raises("42704"):
+        generate(bob, "hi", '"alice"."SALES"')
+    assert len(llm.requests) == n

@@ -93,12 +93,19 @@ def require(plpy, credential_name) -> None:
         raise _missing(names.normalize(credential_name, "credential"))
 
 
-def api_key(plpy, credential_name, row: dict | None = None) -> str:
+def api_key(plpy, credential_name, row: dict | None = None, shared_by: str | None = None) -> str:
     """Decrypt the caller's own credential for the provider's auth header only.
 
     ``row`` is the credential as already read by the caller's own query (see
-    profiles.for_call); it is used only when it is the credential asked for."""
+    profiles.for_call); it is used only when it is the credential asked for.
+    ``shared_by``: the owner of a shared profile, whose credential ``row`` is;
+    never the caller's own credential of that name instead (the owner's
+    endpoint would receive the caller's key)."""
     name = names.normalize(credential_name, "credential")
+    if shared_by is not None and (row is None or row["name"] != name):
+        raise UndefinedObject(f"credential {name} of the shared profile does not exist",
+                              detail=f"The profile's owner, {shared_by}, dropped or renamed it.",
+                              hint="Ask the owner to create it with dbms_cloud.create_credential().")
     if row is None or row["name"] != name:
         row = db.one(plpy, """
             select credential_name as name, owner::text as owner, secret, key_id, enabled,

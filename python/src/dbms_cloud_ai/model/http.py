@@ -26,6 +26,7 @@ environment (trust_env=False), and nothing here follows redirects.
 from __future__ import annotations
 
 import email.utils
+import functools
 import ipaddress
 import json
 import random
@@ -558,6 +559,7 @@ class _DocumentErrors:
 _VALIDATION_MESSAGE = re.compile(r"\bvalidation errors?(?: for |:)|'loc': \('body'|\"loc\": ?\[\"body\"")
 
 
+@functools.lru_cache(maxsize=1)   # asked by the retry decision, then by the error it makes
 def _blames_the_request(status, raw) -> bool:
     """An HTTP 500 whose OpenAI-style error says the request itself is invalid."""
     if status != 500 or not raw:

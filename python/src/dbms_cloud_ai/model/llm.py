@@ -44,7 +44,8 @@ def send(plpy, ctx, attrs: dict, provider, *, url: str, headers, body: dict, sen
     budget.check(plpy, ctx, sent)
     key = None
     if attrs.get("credential_name"):
-        key = credentials.api_key(plpy, attrs["credential_name"], ctx.credential if ctx else None)
+        key = credentials.api_key(plpy, attrs["credential_name"], ctx.credential if ctx else None,
+                                  ctx.owner if ctx else None)
     deadline, attempts = timing.deadline(plpy, ctx.settings if ctx else None, provider.name)
     call_id = accounting.new_call_id()
     started = time.monotonic()

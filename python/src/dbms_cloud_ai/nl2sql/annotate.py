@@ -39,24 +39,37 @@ _DROP = """
     returning 1"""
 
 
-def _target(plpy, table_name, annotation_name, column_name):
+_HINT_CALL = ("Call dbms_cloud_ai.add_annotation(table_name, annotation_name, annotation_value, "
+              "column_name).")
+_HINT_LIST = "List annotations in dbms_cloud_ai.user_cloud_ai_annotations."
+
+
+def _required(table_name, annotation_name) -> None:
     if table_name is None or annotation_name is None:
-        raise NullValue("table_name and annotation_name must not be NULL")
+        raise NullValue("table_name and annotation_name must not be NULL", hint=_HINT_CALL)
+
+
+def _target(plpy, table_name, annotation_name, column_name):
+    _required(table_name, annotation_name)
     if not NAME.match(annotation_name):
         raise InvalidParameter(
             "annotation_name must be an identifier of at most 128 characters",
             hint="Use letters, digits, _, $ and #, starting with a letter or _ (e.g. Aliases).")
     row = db.one(plpy, _TARGET, ("text", "text"), (table_name, column_name))
     if row is None:
-        raise UndefinedObject(f"relation {table_name} does not exist")
+        raise UndefinedObject(f"relation {table_name} does not exist", hint=_HINT_CALL)
     if row["relkind"] not in ("r", "p", "v", "m", "f"):
-        raise InvalidParameter(f"{table_name} is not a table, view or materialized view")
+        raise InvalidParameter(f"{table_name} is not a table, view or materialized view",
+                               hint="Annotate a table, view, materialized view or foreign table "
+                                    "with dbms_cloud_ai.add_annotation().")
     if not row["mine"]:
         raise InsufficientPrivilege(
             f"only the owner of {table_name} may annotate it",
             hint="Ask the table's owner (or a member of its owning role) to add the annotation.")
     if column_name is not None and row["column_name"] is None:
-        raise UndefinedObject(f"column {column_name} of {table_name} does not exist")
+        raise UndefinedObject(f"column {column_name} of {table_name} does not exist",
+                              hint="Pass column_name => NULL to annotate the table itself "
+                                   "(dbms_cloud_ai.add_annotation).")
     return row["oid"]
 
 
@@ -64,15 +77,16 @@ def add(plpy, table_name, annotation_name, annotation_value, column_name) -> Non
     """Add the annotation, or replace the value of the caller's one of that name."""
     oid = _target(plpy, table_name, annotation_name, column_name)
     if annotation_value is not None and len(annotation_value) > VALUE_LIMIT:
-        raise InvalidParameter(f"annotation_value is longer than {VALUE_LIMIT} characters")
+        raise InvalidParameter(f"annotation_value is longer than {VALUE_LIMIT} characters",
+                               hint="Shorten it, or split it over several annotations "
+                                    "(dbms_cloud_ai.add_annotation).")
     writer.query(plpy, _ADD, ("oid", "name", "text", "text"),
                  (oid, column_name, annotation_name, annotation_value))
 
 
 def drop(plpy, table_name, annotation_name, column_name) -> None:
     """Remove the caller's annotation of that name (42704 when there is none)."""
-    if table_name is None or annotation_name is None:
-        raise NullValue("table_name and annotation_name must not be NULL")
+    _required(table_name, annotation_name)
     row = db.one(plpy, "select $1::pg_catalog.regclass::pg_catalog.oid as oid", ("text",),
                  (table_name,))
     if not writer.query(plpy, _DROP, ("oid", "text", "text"),
@@ -80,4 +94,4 @@ def drop(plpy, table_name, annotation_name, column_name) -> None:
         raise UndefinedObject(
             f"annotation {annotation_name} does not exist on "
             f"{table_name if column_name is None else table_name + '.' + column_name}",
-            hint="List annotations in dbms_cloud_ai.user_cloud_ai_annotations.")
+            hint=_HINT_LIST)
