@@ -63,7 +63,7 @@ TABLES = {t.name: t for t in (
     Table('dbms_cloud_ai._profile_grant', role_column="owner", probe_column="granted",
           insert=("insert into dbms_cloud_ai._profile_grant (profile_id, owner, grantee, grantee_oid) "
                   "select profile_id, {o}, 'carol', 0 from dbms_cloud_ai._profile where owner = {o} limit 1"),
-          access={USERS: SHARED_WITH, "ai_admin": ("all", "denied", "denied", "denied", "denied", "denied")}),
+          access={USERS: SHARED_WITH, "ai_admin": ("all", "denied", "denied", "denied", "denied", "none")}),
     # Set by administrators for any principal; a role reads what applies to it.
     Table('dbms_cloud_ai._host_ace', role_column="principal_name", probe_column="host",
           insert=("insert into dbms_cloud_ai._host_ace (host, principal_name) values ('m.example', {o})"),

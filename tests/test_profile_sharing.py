@@ -239,8 +239,15 @@ def test_dropping_the_profile_or_the_grantee_ends_the_grant(shared, db, llm):
             generate(dave, "hi", "alice.sales2")
         assert dave.execute("select count(*) from dbms_cloud_ai.all_cloud_ai_profiles").fetchone()[0] == 0
         dave.close()
+        # The inert grant goes with the dropped role's data (the live profile stays).
+        db.admin.execute("drop role dave")
+        admin = db.connect("ai_admin")
+        assert admin.execute("select dbms_cloud_ai.drop_role_data('dave')").fetchone()[0] >= 1
+        assert admin.execute("select count(*) from dbms_cloud_ai.dba_cloud_ai_profile_grants").fetchone()[0] == 0
+        assert alice.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_profiles").fetchone()[0] == 1
     finally:
-        db.admin.execute("drop owned by dave; drop role if exists dave")
+        db.admin.execute("do $$ begin if exists (select from pg_roles where rolname = 'dave') then "
+                         "drop owned by dave; drop role dave; end if; end $$")
 
 
 def test_same_name_profiles_of_the_grantee_and_the_owner_stay_apart(shared, llm):

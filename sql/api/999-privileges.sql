@@ -54,6 +54,7 @@ grant select, insert, update, delete on dbms_cloud_ai._token_budget to dbms_clou
 grant select on dbms_cloud_ai._admin_setting to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai._annotation to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai._profile_grant to dbms_cloud_ai_user, dbms_cloud_ai_admin;
+grant delete on dbms_cloud_ai._profile_grant to dbms_cloud_ai_admin;
 grant select, insert, update, delete on dbms_cloud_ai._admin_setting to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai._data_access to dbms_cloud_ai_user;
 grant select, insert, update, delete on dbms_cloud_ai._data_access to dbms_cloud_ai_admin;

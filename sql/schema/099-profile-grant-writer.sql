@@ -24,3 +24,10 @@ create policy credential_shared_read on dbms_cloud._credential for select to dbm
                       and p.owner operator(pg_catalog.<>) (select dbms_cloud_ai._caller())
                       and exists (select from dbms_cloud_ai._profile_grant g
                                    where g.profile_id operator(pg_catalog.=) p.profile_id)));
+
+-- drop_role_data removes the grants naming a dropped role (a grant whose
+-- grantee no longer exists under that name and OID: already inert).
+create policy profile_grant_admin_drop on dbms_cloud_ai._profile_grant for delete
+    to dbms_cloud_ai_admin
+    using (grantee_oid operator(pg_catalog.<>) 0
+           and pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.<>) grantee);
