@@ -233,6 +233,16 @@ def test_caller_without_insert_privilege_gets_42501_and_nothing_is_sent(shop, ll
         synth(bob, "P", "customers", "alice", 3)
     assert "alice.customers" in e["error"].diag.message_primary
     assert llm.requests == [] and count(shop, "alice.customers") == 0
+    # a serial's sequence without USAGE: refused before any request, not row by row
+    shop.execute("create table alice.serials (id serial primary key, v text)")
+    shop.execute("grant select, insert on alice.serials to bob")
+    with raises("42501") as e:
+        synth(bob, "P", "serials", "alice", 3)
+    assert "id" in e["error"].diag.message_primary and llm.requests == []
+    shop.execute("grant usage on sequence alice.serials_id_seq to bob")
+    llm.responder = rows_responder()
+    assert synth(bob, "P", "serials", "alice", 3)[0]["inserted"] == 3
+    assert [keys_and_count(r.json)[0] for r in llm.requests] == [["v"]]
     # a schema without USAGE: the table is reported missing, not refused
     shop.execute("revoke usage on schema alice from bob")
     with raises("42704"):

@@ -42,7 +42,10 @@ _COLUMNS = """
                or coalesce(pg_catalog.pg_get_expr(d.adbin, d.adrelid) ~ '^nextval\\(', false)
                as auto,
            pg_catalog.col_description(a.attrelid, a.attnum) as comment,
-           pg_catalog.has_column_privilege(a.attrelid, a.attnum, 'INSERT') as can_insert
+           pg_catalog.has_column_privilege(a.attrelid, a.attnum, 'INSERT')
+               and coalesce(a.attidentity <> '' or pg_catalog.has_sequence_privilege(
+                       pg_catalog.pg_get_serial_sequence(a.attrelid::pg_catalog.regclass::pg_catalog.text,
+                                                         a.attname), 'USAGE'), true) as can_insert
       from pg_catalog.pg_attribute a
       left join pg_catalog.pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
      where a.attrelid = $1 and a.attnum > 0 and not a.attisdropped
@@ -159,7 +162,9 @@ def resolve(plpy, target: Target, search_path: list[str]) -> Table:
     table = Table(target, found["oid"], found["schema"], found["name"], found["qualified"],
                   found["comment"], cols)
     _constraints(plpy, table)
-    denied = [c.quoted for c in table.written if not c.can_insert]
+    # A serial's nextval needs USAGE on its sequence (identity columns do not).
+    denied = [c.quoted for c in table.columns
+              if not c.can_insert and (c in table.written or c.auto)]
     if denied:
         raise InsufficientPrivilege(
             f"permission denied to insert into {table.qualified} ({', '.join(denied)})",
