@@ -308,3 +308,19 @@ def test_budget_stops_it_before_the_request(shop, llm, db):
     with raises("53400"):
         synth(shop, "P", "customers", "alice", 3)
     assert llm.requests == [] and count(shop, "alice.customers") == 0
+
+
+def test_read_only_transaction_refused_before_any_request(shop, llm):
+    shop.execute("set default_transaction_read_only = on")
+    with raises("25006"):
+        synth(shop, "P", "customers", "alice", 1)
+    assert llm.requests == []
+
+
+def test_an_answer_cut_off_keeps_its_whole_rows(shop, llm):
+    rows = json.dumps([{"id": i, "name": f"n{i}", "age": 30} for i in range(1, 4)])
+    llm.script(Answer(rows[:rows.rindex("{") + 12]))           # the third row is cut off
+    llm.responder = rows_responder(lambda k, i: plausible(k, i + 100))
+    report = synth(shop, "P", "customers", "alice", 3)
+    assert report[0]["inserted"] == 3 and report[0]["model_calls"] == 2
+    assert [keys_and_count(r.json)[1] for r in llm.requests] == [3, 1]

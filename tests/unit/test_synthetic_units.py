@@ -96,7 +96,10 @@ def test_answers_become_rows_of_the_tables_columns_only():
     assert prompt.rows_of('```json\n[{"a": 1}, {"a": 2}, {"a": 3}]\n```', 2) == [{"a": 1}, {"a": 2}]
     assert prompt.rows_of('{"rows": [{"a": 1}]}', 5) == [{"a": 1}]
     assert prompt.rows_of("INSERT INTO t VALUES (1)", 5) is None
-    assert prompt.rows_of("[" * 100_000 + "]" * 100_000, 5) is None    # nesting: not JSON here
+    assert prompt.rows_of("[" * 100_000 + "]" * 100_000, 5) == []      # nesting: not JSON here
+    assert prompt.rows_of('[{"a": 1}, {"a": 2}, {"a": "cut off', 5) == [{"a": 1}, {"a": 2}]
+    assert prompt.rows_of('[{"a": 1}] and then [{"b": 2}]', 5) == [{"a": 1}]
+    assert prompt.rows_of('[{"a": 1} {"a": 2} garbage', 5) == [{"a": 1}, {"a": 2}]
     t = table("a", "B", "c")
     row = {"a": "x'); drop table t; --", "b": True, "C": {"k": [1]}, "other.table": 1, "d": 2}
     assert prompt.values(t, row) == ["x'); drop table t; --", "true", '{"k": [1]}']

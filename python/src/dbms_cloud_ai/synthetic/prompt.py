@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 
-from .. import jsontext
 from ..model import accounting
 from ..nl2sql import schema_context
 from .params import Options
@@ -73,27 +72,29 @@ def messages(table: Table, opts: Options, samples: list[dict], stats: list[str],
 
 
 _FENCE = re.compile(r"```[a-zA-Z]*")
+_BETWEEN = re.compile(r"[\s,]*")
 
 
 def rows_of(answer: str | None, n: int) -> list | None:
-    """The first ``n`` elements of the JSON array in ``answer`` (also inside a
-    code fence or an object's only array member), or None."""
+    """The first ``n`` elements of the first JSON array in ``answer`` (also in a
+    code fence, or inside an object such as {"rows": [...]}), read one element
+    at a time, so that an answer cut off at max_tokens keeps its whole rows;
+    None when there is no array."""
     text = _FENCE.sub("", answer or "")
-    start, end = text.find("["), text.rfind("]")
-    if start < 0 or end < start:
+    start = text.find("[")
+    if start < 0:
         return None
-    try:
-        value = jsontext.loads(text[start:end + 1])
-    except ValueError:
-        obj = text.find("{")
+    decoder, out, i = json.JSONDecoder(), [], start + 1
+    while len(out) < n:
+        i = _BETWEEN.match(text, i).end()
+        if i >= len(text) or text[i] == "]":
+            break
         try:
-            value = jsontext.loads(text[obj:text.rfind("}") + 1]) if obj >= 0 else None
-        except ValueError:
-            return None
-        arrays = [v for v in value.values() if isinstance(v, list)] \
-            if isinstance(value, dict) else []
-        value = arrays[0] if len(arrays) == 1 else None
-    return value[:n] if isinstance(value, list) else None
+            value, i = decoder.raw_decode(text, i)
+        except (ValueError, RecursionError):    # cut off, or not JSON: what came before stays
+            break
+        out.append(value)
+    return out
 
 
 class Unusable(ValueError):

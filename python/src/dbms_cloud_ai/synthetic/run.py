@@ -42,7 +42,7 @@ ANSWER_FILL = 0.8          # of max_tokens, for the rows of one answer
 
 def batch_rows(table: tables.Table, opts: Options, max_tokens: int) -> int:
     """Rows per request: the priority's, fewer when max_tokens cannot hold them."""
-    row_chars = 4 + sum(len(json.dumps(c.name)) + 16 for c in table.model_columns)
+    row_chars = 4 + sum(len(json.dumps(c.name)) + 32 for c in table.model_columns)
     fit = int(max_tokens * ANSWER_FILL * CHARS_PER_TOKEN / row_chars)
     return max(1, min(opts.batch_rows, fit))
 
