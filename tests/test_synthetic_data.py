@@ -97,6 +97,8 @@ def test_one_table_in_batches_with_counts_notice_and_accounting(shop, llm):
     recorded = calls(shop)
     assert [c[:4] for c in recorded] == [("SYNTHETIC_DATA", "synthetic-data", "P", "ok")] * 2
     assert recorded[0][4].startswith("synthetic-data@")
+    assert shop.execute("select action, calls, errors from dbms_cloud_ai.user_cloud_ai_usage"
+                        ).fetchall() == [("SYNTHETIC_DATA", 2, 0)]
 
 
 def test_positional_named_and_oracle_name_rules(shop, llm):
