@@ -39,17 +39,20 @@ VERSION = accounting.version(PURPOSE, SYSTEM, USER_REQUEST, BATCH, SAMPLES, STAT
 
 
 def definition(table: Table, comments: bool) -> str:
-    lines = [f"  {c.quoted} {c.type}{' NOT NULL' if c.not_null else ''}"
-             for c in table.model_columns]
+    """The table as DDL; names on one line (U&"..." escapes, as NL2SQL's schema
+    context writes them), so that no name can start a line of its own."""
+    name = schema_context._one_line(table.qualified)
+    cols = [(c, schema_context._one_line(c.quoted)) for c in table.model_columns]
+    lines = [f"  {q} {schema_context._one_line(c.type)}{' NOT NULL' if c.not_null else ''}"
+             for c, q in cols]
     lines += [f"  {text}" for text in table.checks + table.keys]
-    text = f"CREATE TABLE {table.qualified} (\n" + ",\n".join(lines) + "\n);"
+    text = f"CREATE TABLE {name} (\n" + ",\n".join(lines) + "\n);"
     if comments:
         if table.comment:
-            text += (f"\nCOMMENT ON TABLE {table.qualified} IS "
-                     f"{schema_context._literal(table.comment)};")
-        for c in table.model_columns:
+            text += f"\nCOMMENT ON TABLE {name} IS {schema_context._literal(table.comment)};"
+        for c, q in cols:
             if c.comment:
-                text += (f"\nCOMMENT ON COLUMN {table.qualified}.{c.quoted} IS "
+                text += (f"\nCOMMENT ON COLUMN {name}.{q} IS "
                          f"{schema_context._literal(c.comment)};")
     return text
 

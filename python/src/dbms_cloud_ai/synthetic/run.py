@@ -71,7 +71,7 @@ def generate(plpy, profile_name, targets, opts: Options, search_path) -> str:
         raise InvalidParameter("object_list names a table more than once",
                                hint="Name each table once, with its total record_count.")
     attrs = ctx.profile.attrs
-    max_tokens = attrs.get("max_tokens", 1024)
+    max_tokens = attrs.get("max_tokens") or 1024
     batches = {t.oid: batch_rows(t, opts, max_tokens) for t in found}
     _check_calls(plpy, sum(math.ceil(t.target.record_count / batches[t.oid])
                            for t in found if t.model_columns))
