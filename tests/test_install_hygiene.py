@@ -243,7 +243,9 @@ PLPGSQL_PSEUDO = {"anyelement", "anyarray", "anynonarray", "anyenum", "anyrange"
 
 def _usable_types(conn) -> dict[int, str]:
     """oid -> SQL name of every type a PL/pgSQL shadow can declare."""
-    rows = conn.execute("select oid, format_type(oid, null), typtype, typname from pg_type").fetchall()
+    # Qualified: the pg_temp factory runs in a session whose search_path is already hostile.
+    rows = conn.execute("select oid, pg_catalog.format_type(oid, null), typtype, typname "
+                        "from pg_catalog.pg_type").fetchall()
     return {oid: name for oid, name, typtype, typname in rows
             if typtype != "p" or typname in PLPGSQL_PSEUDO}
 
@@ -831,6 +833,12 @@ STEPS = [
          f"select {D}.summarize(content => 'A long text. ' || repeat('Words here. ', 20), "
          "profile_name => 'P')"),
     Step(f"{D}.translate(text,text,text,text)", f"select {D}.translate('P', 'hola', 'es', 'en')"),
+    Step((), "create table if not exists alice.synthetic (a int)"),
+    Step(f"{D}.generate_synthetic_data(text,text,text,integer,text,text,text[])",
+         f"select {D}.generate_synthetic_data('P', 'synthetic', 'alice', 0)"),
+    Step(f"{D}.generate_synthetic_data(text,text,text)",
+         f"""select {D}.generate_synthetic_data('P', '[{{"owner": "alice", "name": "synthetic",
+                                                         "record_count": 0}}]')"""),
     Step(f"{D}._pending_calls()", f"select count(*) from {D}._pending_calls()"),
     Step(f"{D}._tokens_used_today()", f"select {D}._tokens_used_today() > 0"),
     Step(f"{D}._caller()", f"select {D}._caller() = current_user"),

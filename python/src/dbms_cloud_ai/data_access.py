@@ -9,6 +9,8 @@ While it is off, nothing the extension reads from user tables goes to a
 provider:
 
 - narrate (it sends the query's rows) fails with LL006 before any model call;
+- generate_synthetic_data fails with LL006 before any model call, as in Oracle,
+  whether or not its params ask for sample rows or statistics;
 - runsql's generated query is planned before it runs, and an error raised while
   it runs (which may quote a row value: 22P02 'invalid input syntax ... "<value>"')
   is not sent back to the model for repair: it is raised as it is;
@@ -30,9 +32,17 @@ from .errors import DataAccessDisabled
 WITHHELD = "(answer from query results withheld: data access is disabled)"
 
 
-def enabled(ctx) -> bool:
-    """The switch as the call's first query read it (ctx: profiles.CallContext)."""
-    return bool(ctx is None or ctx.settings.get("data_access", True))
+_READ = "select coalesce((select d.enabled from dbms_cloud_ai._data_access d), true) as on"
+
+
+def enabled(ctx, plpy=None) -> bool:
+    """The switch as the call's first query read it (ctx: profiles.CallContext).
+    Without a context it is read now (``plpy``), or taken as off: a caller that
+    has neither must not send rows."""
+    found = ctx.settings.get("data_access") if ctx is not None else None
+    if found is None:
+        found = db.one(plpy, _READ)["on"] if plpy is not None else False
+    return bool(found)
 
 
 def withheld(rows) -> list:
@@ -42,10 +52,10 @@ def withheld(rows) -> list:
             for r in rows]
 
 
-def require(ctx, action: str) -> None:
+def require(ctx, action: str, why: str = "sends query results to the model") -> None:
     if not enabled(ctx):
         raise DataAccessDisabled(
-            f"data access is disabled for SELECT AI: {action} sends query results to the model",
+            f"data access is disabled for SELECT AI: {action} {why}",
             detail="An administrator ran dbms_cloud_ai.disable_data_access().",
             hint="A member of dbms_cloud_ai_admin can run dbms_cloud_ai.enable_data_access(); "
                  "runsql and showsql still work.")

@@ -166,7 +166,9 @@ SQLSTATES = {
               "params or an unknown language (\"Invalid language or language code\"), feedback "
               "with both or neither of sql_id and sql_text, an unknown feedback_type or "
               "operation, a rating other than 1 or -1, an unknown memory attribute or identity, a "
-              "bad subject, a malformed request_id or one reused for a different call"),
+              "bad subject, a malformed request_id or one reused for a different call; bad "
+              "generate_synthetic_data params (\"Invalid value for priority\", \"record_count "
+              "cannot be smaller than 0\") or a relation that is not a table"),
     "22P02": ("invalid_text_representation",
               "attributes or params are not valid JSON; a malformed conversation or prompt id, "
               "or sql_id"),
@@ -175,7 +177,7 @@ SQLSTATES = {
               "profile, credential, conversation, prompt or memory does not exist for the calling "
               "role (or the conversation expired); no matching NL2SQL statement or feedback "
               "record (FEEDBACK); no table you can read in an NL2SQL profile's scope "
-              "(showprompt, or with raise_on_invalid_sql)"),
+              "(showprompt, or with raise_on_invalid_sql); a table generate_synthetic_data cannot see"),
     "42710": ("duplicate_object", "profile or credential already exists"),
     "55000": ("object_not_in_prerequisite_state",
               "profile or credential disabled, already in the desired status, no "
@@ -196,7 +198,8 @@ SQLSTATES = {
               "also PostgreSQL's own permission denied"),
     "25006": ("read_only_sql_transaction",
               "runsql, showsql, explainsql or narrate in a read-only transaction or on a hot "
-              "standby: the check of what generated SQL resolves to needs a temporary view"),
+              "standby: the check of what generated SQL resolves to needs a temporary view; "
+              "generate_synthetic_data in a read-only transaction"),
     "2D000": ("invalid_transaction_termination",
               "generate_detached called inside a transaction block (after BEGIN) or from a "
               "function: it commits before each model request"),
@@ -228,7 +231,8 @@ SQLSTATES = {
               "a single row of a generated query's result is larger than "
               "dbms_cloud_ai.max_result_bytes; summarize or translate content that needs more "
               "model calls than dbms_cloud_ai.max_text_calls (refused before any request) or a "
-              "location_uri document over 8 MB; a translation cut off at max_tokens"),
+              "location_uri document over 8 MB; a translation cut off at max_tokens; "
+              "generate_synthetic_data needing more first-pass requests than max_text_calls"),
     "LL005": ("generated_sql_failed",
               "the model's SQL could not be parsed, planned or run even after one repair "
               "attempt, with the profile attribute raise_on_invalid_sql (without it, Oracle's "
@@ -237,5 +241,6 @@ SQLSTATES = {
     "LL006": ("data_access_disabled",
               "narrate while an administrator has disabled data access "
               "(dbms_cloud_ai.disable_data_access; Oracle's ORA-20000 \"Data access is disabled "
-              "for SELECT AI\"); refused before any request is sent"),
+              "for SELECT AI\"); refused before any request is sent; generate_synthetic_data "
+              "whenever data access is disabled, as in Oracle"),
 }

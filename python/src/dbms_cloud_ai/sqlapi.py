@@ -18,6 +18,8 @@ from .model import accounting, budget, detached, llm
 _annotate = LazyModule("nl2sql.annotate")
 _feedback = LazyModule("feedback")
 memory_jobs = LazyModule("memory.jobs")
+_synthetic = LazyModule("synthetic.run")
+_synthetic_params = LazyModule("synthetic.params")
 _text_actions = LazyModule("text.actions")
 _usage = LazyModule("model.usage")
 
@@ -298,6 +300,23 @@ def summarize(plpy, content, location_uri, credential_name, profile_name, user_p
 @sql_entry
 def translate(plpy, profile_name, text, source_language, target_language):
     return _text_actions.translate(plpy, profile_name, text, source_language, target_language)
+
+
+# --- dbms_cloud_ai: synthetic data ------------------------------------------------
+
+
+@sql_entry
+def generate_synthetic_data(plpy, profile_name, object_name, owner_name, record_count,
+                            user_prompt, params, search_path):
+    targets = _synthetic_params.single(object_name, owner_name, record_count, user_prompt)
+    return _synthetic.generate(plpy, profile_name, targets, _synthetic_params.options(params),
+                               search_path)
+
+
+@sql_entry
+def generate_synthetic_data_list(plpy, profile_name, object_list, params):
+    targets = _synthetic_params.object_list(object_list)
+    return _synthetic.generate(plpy, profile_name, targets, _synthetic_params.options(params), [])
 
 
 # --- dbms_cloud_ai: usage reports (prices) ----------------------------------------
