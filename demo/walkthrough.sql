@@ -278,7 +278,21 @@ SELECT dbms_cloud_ai.delete_memory(memory_id) FROM dbms_cloud_ai.user_cloud_ai_m
 SELECT count(*) AS memories_left FROM dbms_cloud_ai.user_cloud_ai_memories;
 
 \echo
-\echo '==> 28. Share the profile with another role (GRANT_PROFILE_ACCESS): it uses your key, never sees it'
+\echo '==> 28. Synthetic data (GENERATE_SYNTHETIC_DATA): the model invents rows that fit the table; each is inserted as you'
+CREATE TABLE demo_user.shoe_testers (
+    id        int GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name      text NOT NULL,
+    city      text NOT NULL,
+    weekly_km int NOT NULL CHECK (weekly_km BETWEEN 5 AND 200),
+    email     text UNIQUE
+);
+SELECT dbms_cloud_ai.generate_synthetic_data(
+         profile_name => 'DEMO_PROFILE', object_name => 'shoe_testers', owner_name => 'demo_user',
+         record_count => 5, user_prompt => 'trail runners who test our new shoes') AS counts;
+SELECT * FROM demo_user.shoe_testers ORDER BY id;
+
+\echo
+\echo '==> 29. Share the profile with another role (GRANT_PROFILE_ACCESS): it uses your key, never sees it'
 SELECT dbms_cloud_ai.grant_profile_access(profile_name => 'DEMO_PROFILE', user_or_role_name => 'demo_analyst');
 SELECT profile_name, grantee FROM dbms_cloud_ai.user_cloud_ai_profile_grants;
 \echo '-- Now as demo_analyst (psql \\c): the shared profile is "OWNER"."NAME"'
