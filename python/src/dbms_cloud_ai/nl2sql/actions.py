@@ -434,9 +434,16 @@ _NARRATE = ("You answer a person's question from the result of a database query 
 NARRATE_VERSION = accounting.version("narrate", _NARRATE)
 
 
-@_or_sorry
 def narrate(call: Call) -> Answer:
     data_access.require(call.ctx, "narrate")    # generate() checked already: never reached
+    if call.attrs.get("vector_index_name"):     # answers from documents (rag/narrate.py)
+        from ..rag import narrate as rag
+        return rag.narrate(call)
+    return _narrate_rows(call)
+
+
+@_or_sorry
+def _narrate_rows(call: Call) -> Answer:
     gen = _generated(call, sqlrun.limits(call.plpy))
     rows = gen.result.compact()
     data = "[" + ",\n".join(rows) + "]"

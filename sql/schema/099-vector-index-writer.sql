@@ -1,0 +1,20 @@
+-- After 098-table-owner.sql (the role dbms_cloud_ai_owner), 097-role-binding.sql
+-- and 089-vector-indexes.sql.  The writer (writer.py) writes the caller's own
+-- indexes, chunks and grants; the foreign keys on (index_id, owner) keep chunks
+-- and grants with their index's owner.
+create policy vector_index_writer on dbms_cloud_ai._vector_index to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+create policy vector_chunk_writer on dbms_cloud_ai._vector_chunk to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+create policy vector_index_grant_writer on dbms_cloud_ai._vector_index_grant to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+-- A later role of a dropped owner's name reads none of its rows (097).
+create policy vector_index_role_bound on dbms_cloud_ai._vector_index as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
