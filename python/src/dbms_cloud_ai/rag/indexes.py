@@ -12,22 +12,14 @@ from __future__ import annotations
 import json
 
 from .. import attributes, db, sharing, writer
-from ..errors import DuplicateObject, InsufficientPrivilege, InvalidParameter, UndefinedObject
+from ..errors import DuplicateObject, InvalidParameter, UndefinedObject
 from . import options, refresh, schedule
 
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_vector_index(index_name, attributes)."
 
 
-def _name(index_name, plpy=None) -> str:
-    """The caller's own index name; "OWNER"."NAME" of another owner is 42501
-    (only owners change, refresh or drop an index; nothing says whether it exists)."""
-    ref = sharing.parse(index_name, "vector index")
-    if ref.owner is not None and plpy is not None \
-            and ref.owner != db.one(plpy, "select current_user::text as u")["u"]:
-        raise InsufficientPrivilege(
-            f"only the owner of vector index {sharing.display(ref.owner, ref.name)} can change it",
-            hint="Create an index of your own with dbms_cloud_ai.create_vector_index().")
-    return ref.name
+def _name(index_name, plpy) -> str:
+    return options.own_name(index_name, plpy)
 
 
 def _own(plpy, index_name, missing_ok: bool = False) -> dict | None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-from .. import attributes, names
-from ..errors import InvalidParameter
+from .. import attributes, db, names, sharing
+from ..errors import InsufficientPrivilege, InvalidParameter
+from . import sources
 
-HINT = ("See the attributes of dbms_cloud_ai.create_vector_index() in "
-        "docs/reference/vector-indexes.md.")
+HINT = sources.HINT
 # Ranking is the same for all four on unit-length vectors; similarity is reported as cosine.
 METRICS = ("COSINE", "DOT", "EUCLIDEAN", "EUCLIDEAN_SQUARED")
 DEFAULTS = {"chunk_size": 1024, "chunk_overlap": 128, "match_limit": 5,
@@ -49,7 +49,6 @@ def _text(name, v, fn) -> str:
 
 def parse_value(name: str, v, fn: str):
     """One attribute's value as stored; None removes it (update only)."""
-    from . import sources  # the location syntax lives with the sources
     if v is None:
         return None
     if name == "location":
@@ -117,3 +116,14 @@ def value(attrs: dict, name: str):
 
 def credential(attrs: dict) -> str | None:
     return attrs.get("credential_name") or attrs.get("object_storage_credential_name")
+
+
+def own_name(index_name, plpy) -> str:
+    """The caller's own index name; "OWNER"."NAME" of another owner is 42501
+    (only owners change, refresh or drop an index; nothing says whether it exists)."""
+    ref = sharing.parse(index_name, "vector index")
+    if ref.owner is not None and ref.owner != db.one(plpy, "select current_user::text as u")["u"]:
+        raise InsufficientPrivilege(
+            f"only the owner of vector index {sharing.display(ref.owner, ref.name)} can change it",
+            hint="Create an index of your own with dbms_cloud_ai.create_vector_index().")
+    return ref.name

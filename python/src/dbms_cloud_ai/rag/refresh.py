@@ -53,8 +53,7 @@ def _index(plpy, name: str) -> dict:
 
 def run(plpy, index_name) -> int:
     """Refresh the caller's index; the number of chunks embedded."""
-    from . import indexes
-    idx = _index(plpy, indexes._name(index_name, plpy))
+    idx = _index(plpy, options.own_name(index_name, plpy))
     attrs = idx["attrs"]
     if idx["status"] != "ENABLED":
         raise NotInPrerequisiteState(f"vector index {idx['index_name']} is disabled",

@@ -1,44 +1,72 @@
 """The chunks of an index closest to a question, without pgvector.
 
-Two steps, both in one statement: full-text candidates from the GIN index on
-the chunks' tsvector (any word of the question, 'english' stemming, the
-CANDIDATES best by ts_rank), then the cosine of each candidate's stored
-embedding with the question's (float8 products: embeddings.cosine_sql); the
-match_limit best at similarity_threshold or more.  When the words find fewer
-than match_limit chunks, the newest FALLBACK_SCAN chunks of the index are
-scored by cosine too (a bounded scan: meaning without a shared word still
-answers on small indexes).  bench/vector_index.py measures both
-(bench/README.md).
+One statement, three steps:
 
-The chunks are read as the caller: row-level security shows an index's chunks
-to its owner and its grantees only.
+1. the question's words, each probed in the GIN index on the chunks' tsvector
+   ('english' stemming; stop words drop out) up to RARE matches: words found in
+   fewer chunks are the selective ones (a word in most chunks says nothing about
+   which; ranking its matches would cost a scan of the index);
+2. candidates: the chunks matching any selective word (or, when none is, the
+   rarest word), the CANDIDATES best by ts_rank;
+3. the cosine of each candidate's stored embedding with the question's
+   (float8 products: embeddings.cosine_sql); the match_limit best at
+   similarity_threshold or more.
+
+When the words find fewer than match_limit chunks, the newest FALLBACK_SCAN
+chunks are scored by cosine too (a bounded scan: meaning without a shared word
+still answers on small indexes).  bench/bench_vector_index.py measures speed
+and quality against an exact scan (bench/README.md).
+
+The caller has read the index row itself (row-level security: its own, or one
+granted to it); the chunks of that index are then read as dbms_cloud_ai_owner
+through the writer's gate (policy vector_chunk_search,
+sql/schema/099-vector-index-writer.sql): under the callers' policy PostgreSQL
+may not use the GIN index for @@, which is not leakproof, and scans every
+chunk of the table instead.
 """
 
 from __future__ import annotations
 
 import re
 
-from .. import db
+from .. import writer
 from ..model import embeddings
 
-CANDIDATES = 200
-FALLBACK_SCAN = 2000
+CANDIDATES = 100          # re-ranked by cosine: about 50 us each (256 dimensions)
+FALLBACK_SCAN = 300
+RARE = 300                # a word in this many chunks or more is not selective
 _WORD = re.compile(r"\w+")
 
 
+def words(text: str) -> list[str]:
+    """The text's distinct words (only word characters reach a tsquery)."""
+    return list(dict.fromkeys(w.lower() for w in _WORD.findall(text or "")))[:32]
+
+
 def tsquery(text: str) -> str:
-    """Any of the text's words (only word characters: never malformed)."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text or "")))[:64]
-    return " | ".join(words)
+    """Any of the text's words."""
+    return " | ".join(words(text))
 
 
 _COSINE = embeddings.cosine_sql("c.embedding", "$3::float4[]")
-# $1 index, $2 tsquery text, $3 question vector, $4 model, $5 threshold, $6 limit,
-# $7 candidates, $8 fallback scan size (0: none)
+# $1 index, $2 words, $3 question vector, $4 model, $5 threshold, $6 limit,
+# $7 candidates, $8 fallback scan size (0: none), $9 RARE
 _SEARCH = f"""
-    with words as (
+    with probe as (
+        select x.q, (select pg_catalog.count(*) from (
+                         select from dbms_cloud_ai._vector_chunk c
+                          where c.index_id = $1::uuid and c.tsv operator(pg_catalog.@@) x.q
+                          limit $9) s) as n
+          from pg_catalog.unnest($2::text[]) as t(word),
+               lateral (select pg_catalog.plainto_tsquery('pg_catalog.english', t.word) as q) x
+         where pg_catalog.numnode(x.q) > 0),
+    chosen as (
+        select (select pg_catalog.string_agg(p.q::text, ' | ') from probe p where p.n < $9)
+               as selective,
+               (select p.q::text from probe p order by p.n limit 1) as rarest),
+    words as (
         select c.source, c.chunk_no, c.content, c.embedding, c.embedding_model
-          from pg_catalog.to_tsquery('pg_catalog.english', nullif($2, '')) as q(q),
+          from chosen, lateral (select coalesce(chosen.selective, chosen.rarest)::tsquery as q) q,
                dbms_cloud_ai._vector_chunk c
          where c.index_id = $1::uuid and c.tsv operator(pg_catalog.@@) q.q
          order by pg_catalog.ts_rank(c.tsv, q.q) desc
@@ -52,18 +80,21 @@ _SEARCH = f"""
          limit $8),
     scored as (
         select c.source, c.chunk_no, c.content, {_COSINE} as similarity
-          from (select * from words union select * from recent) c
+          from (select * from words union all
+                select * from recent r
+                 where not exists (select from words w
+                                    where w.source = r.source and w.chunk_no = r.chunk_no)) c
          where c.embedding_model = $4)
     select source, chunk_no, content, similarity from scored
      where similarity >= $5
      order by similarity desc, source, chunk_no
      limit $6"""
-_TYPES = ("text", "text", "float4[]", "text", "float8", "int4", "int4", "int4")
+_TYPES = ("text", "text[]", "float4[]", "text", "float8", "int4", "int4", "int4", "int4")
 
 
 def search(plpy, index_id: str, question: str, vector, threshold: float, limit: int,
            candidates: int = CANDIDATES, fallback: int = FALLBACK_SCAN) -> list[dict]:
-    return [dict(r) for r in db.query(
+    return [dict(r) for r in writer.query(
         plpy, _SEARCH, _TYPES,
-        (index_id, tsquery(question), vector.values, vector.model, threshold, limit,
-         candidates, fallback))]
+        (index_id, words(question), vector.values, vector.model, threshold, limit,
+         candidates, fallback, RARE))]

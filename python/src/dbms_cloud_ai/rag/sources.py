@@ -24,7 +24,11 @@ from dataclasses import dataclass
 
 from .. import db
 from ..errors import InsufficientPrivilege, InvalidParameter, UndefinedObject
-from . import options
+from ..lazy import LazyModule
+
+text_actions = LazyModule("text.actions")      # fetch_document, split: loaded on first use
+HINT = ("See the attributes of dbms_cloud_ai.create_vector_index() in "
+        "docs/reference/vector-indexes.md.")
 
 MAX_ROWS = 1_000_000       # rows read from a table source in one refresh
 _IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)'
@@ -59,7 +63,7 @@ def parse(text: str, fn: str = "create_vector_index") -> Source:
         detail="A source is 'table:schema.table(id_column, text_column)' (schema required) "
                "or an http(s) URL; "
                "location may also be a JSON array of sources.",
-        hint=f"Correct it in dbms_cloud_ai.{fn}(); {options.HINT}")
+        hint=f"Correct it in dbms_cloud_ai.{fn}(); {HINT}")
 
 
 def all_of(attrs: dict) -> list[Source]:
@@ -102,7 +106,6 @@ def documents(plpy, ctx, src: Source, credential_name) -> list[tuple[str, str]]:
     if src.kind == "table":
         rows = db.query(plpy, _table_sql(plpy, src))
         return [(f"{src.relation}:{r['id']}", r["body"]) for r in rows]
-    from ..text import actions as text_actions  # the text actions load on first use
     return [(src.text, text_actions.fetch_document(plpy, ctx, src.text, credential_name))]
 
 
@@ -117,7 +120,6 @@ class Chunk:
 
 
 def chunks(source: str, text: str, size: int, overlap: int) -> list[Chunk]:
-    from ..text import actions as text_actions
     text = text.strip()
     if not text:
         return []
