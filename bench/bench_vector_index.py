@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "python" / "src"))
 
 from benchlib import connect, drop_database, durability, fresh_database, summary  # noqa: E402
-from dbms_cloud_ai.rag import retrieve  # noqa: E402
+from dbms_cloud_ai.rag import refresh, retrieve  # noqa: E402
 from fake_llm import FakeLLM, embed_text  # noqa: E402
 
 DB = "dca_bench_rag"
@@ -152,6 +152,9 @@ def copy_chunks(admin, index_id, n, words, rnd) -> list[tuple[str, str]]:
                 cp.write(buf.getvalue())
             buf = io.StringIO()
     admin.execute("vacuum analyze dbms_cloud_ai._vector_chunk")
+    # what a refresh does last: the index's common words
+    admin.execute(refresh.COMMON_WORDS.replace("%L", "%%L").replace("$1", "%(i)s").replace("$2", "%(n)s"),
+                  {"i": index_id, "n": retrieve.RARE})
     return out
 
 

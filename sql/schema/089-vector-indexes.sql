@@ -15,6 +15,7 @@ create table dbms_cloud_ai._vector_index
 , refreshed   timestamptz          -- the last refresh that completed
 , refresh_error text               -- the last refresh's error (SQLSTATE: message), if it failed
 , embedding_model text             -- the model the chunks were embedded with (the question's too)
+, common_words text[]              -- lexemes in too many chunks to select candidates (rag/retrieve.py)
 , created     timestamptz not null default pg_catalog.now()
 , modified    timestamptz not null default pg_catalog.now()
 , unique (owner, index_name)
@@ -80,13 +81,12 @@ create policy vector_index_read on dbms_cloud_ai._vector_index for select
                          and (g.grantee_oid operator(pg_catalog.=) 0
                               or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
                                   and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE')))));
+-- A chunk is readable with its index (vector_index_read decides: the owner, the
+-- grantees; and, from 099-vector-index-writer.sql, not a later role of a
+-- dropped owner's name).
 create policy vector_chunk_read on dbms_cloud_ai._vector_chunk for select
-    using (owner operator(pg_catalog.=) current_user
-           or exists (select from dbms_cloud_ai._vector_index_grant g
-                       where g.index_id operator(pg_catalog.=) _vector_chunk.index_id
-                         and (g.grantee_oid operator(pg_catalog.=) 0
-                              or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
-                                  and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE')))));
+    using (exists (select from dbms_cloud_ai._vector_index i
+                    where i.index_id operator(pg_catalog.=) _vector_chunk.index_id));
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_chunk', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index_grant', '');

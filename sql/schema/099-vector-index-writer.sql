@@ -11,13 +11,26 @@ create policy vector_chunk_writer on dbms_cloud_ai._vector_chunk to dbms_cloud_a
 create policy vector_index_grant_writer on dbms_cloud_ai._vector_index_grant to dbms_cloud_ai_owner
     using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
     with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
--- A later role of a dropped owner's name reads none of its rows (097).
+-- A later role of a dropped owner's name reads none of its rows (097); the
+-- chunks follow their index (vector_chunk_read).
 create policy vector_index_role_bound on dbms_cloud_ai._vector_index as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
                              and b.role_oid operator(pg_catalog.<>)
                                  pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy vector_index_grant_role_bound on dbms_cloud_ai._vector_index_grant as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+-- drop_role_data: administrators delete a dropped role's indexes (their chunks
+-- and grants go with them by the foreign keys).
+create policy vector_index_admin_drop_role_read on dbms_cloud_ai._vector_index for select
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy vector_index_admin_drop_role on dbms_cloud_ai._vector_index for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
 -- Retrieval (rag/retrieve.py) reads chunks as dbms_cloud_ai_owner, through the
 -- writer's gate, after the package has read the index as the caller (its own,
 -- or one granted to it: vector_index_read).  Under a policy that depends on the

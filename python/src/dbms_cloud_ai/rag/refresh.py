@@ -19,7 +19,7 @@ import json
 from .. import data_access, db, profiles, sharing, writer
 from ..errors import DataAccessDisabled, InvalidParameter, NotInPrerequisiteState, UndefinedObject
 from ..model import accounting, embeddings
-from . import options, sources
+from . import options, retrieve, sources
 
 WRITE_BATCH = 200          # chunks per upsert statement
 
@@ -38,6 +38,20 @@ _DELETE_GONE = """
        and (c.source, c.chunk_no) not in (
            select k.source, k.chunk_no
              from pg_catalog.json_to_recordset($2::json) as k(source text, chunk_no int))"""
+
+
+# The index's common words, after a refresh: lexemes in retrieve.RARE chunks or
+# more, which retrieval leaves out of its full-text candidates.  ts_stat runs
+# its query as dbms_cloud_ai_owner here (policy vector_chunk_search).
+COMMON_WORDS = """
+    update dbms_cloud_ai._vector_index i
+       set common_words = coalesce((
+           select pg_catalog.array_agg(s.word order by s.word)
+             from pg_catalog.ts_stat(pg_catalog.format(
+                      'select c.tsv from dbms_cloud_ai._vector_chunk c where c.index_id = %L',
+                      $1::text)) s
+            where s.ndoc >= $2), '{}')
+     where i.index_id = $1::uuid"""
 
 
 def _index(plpy, name: str) -> dict:
@@ -106,4 +120,7 @@ def run(plpy, index_name) -> int:
            set refreshed = pg_catalog.now(), refresh_error = null, embedding_model = $2
          where index_id = $1::uuid and owner = dbms_cloud_ai._caller()""",
                  ("text", "text"), (idx["index_id"], model))
+    if changed or len(wanted) != len(have):
+        writer.query(plpy, COMMON_WORDS + " and i.owner = dbms_cloud_ai._caller()",
+                     ("text", "int4"), (idx["index_id"], retrieve.RARE))
     return len(changed)

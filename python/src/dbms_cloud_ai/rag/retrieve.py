@@ -1,14 +1,15 @@
 """The chunks of an index closest to a question, without pgvector.
 
-One statement, three steps:
+One statement, two steps:
 
-1. the question's words, each probed in the GIN index on the chunks' tsvector
-   ('english' stemming; stop words drop out) up to RARE matches: words found in
-   fewer chunks are the selective ones (a word in most chunks says nothing about
-   which; ranking its matches would cost a scan of the index);
-2. candidates: the chunks matching any selective word (or, when none is, the
-   rarest word), the CANDIDATES best by ts_rank;
-3. the cosine of each candidate's stored embedding with the question's
+1. candidates: the chunks whose tsvector (GIN index, 'english' stemming, stop
+   words dropped) matches any of the question's selective words, the
+   CANDIDATES best by ts_rank.  A word is selective unless it is one of the
+   index's common words (in RARE chunks or more, counted by each refresh:
+   refresh.COMMON_WORDS): a word found in most chunks says nothing about which
+   to take, and ranking its matches would cost a scan.  When every word is
+   common, the chunks matching all of them;
+2. the cosine of each candidate's stored embedding with the question's
    (float8 products: embeddings.cosine_sql); the match_limit best at
    similarity_threshold or more.
 
@@ -50,26 +51,23 @@ def tsquery(text: str) -> str:
 
 _COSINE = embeddings.cosine_sql("c.embedding", "$3::float4[]")
 # $1 index, $2 words, $3 question vector, $4 model, $5 threshold, $6 limit,
-# $7 candidates, $8 fallback scan size (0: none), $9 RARE
+# $7 candidates, $8 fallback scan size (0: none)
 _SEARCH = f"""
-    with probe as (
-        select x.q, (select pg_catalog.count(*) from (
-                         select from dbms_cloud_ai._vector_chunk c
-                          where c.index_id = $1::uuid and c.tsv operator(pg_catalog.@@) x.q
-                          limit $9) s) as n
-          from pg_catalog.unnest($2::text[]) as t(word),
+    with lexemes as (
+        select x.q, pg_catalog.btrim(x.q::text, '''') = any (coalesce(i.common_words, '{{}}')) as common
+          from dbms_cloud_ai._vector_index i,
+               pg_catalog.unnest($2::text[]) as t(word),
                lateral (select pg_catalog.plainto_tsquery('pg_catalog.english', t.word) as q) x
-         where pg_catalog.numnode(x.q) > 0),
-    chosen as (
-        select (select pg_catalog.string_agg(p.q::text, ' | ') from probe p where p.n < $9)
-               as selective,
-               (select p.q::text from probe p order by p.n limit 1) as rarest),
+         where i.index_id = $1::uuid and pg_catalog.numnode(x.q) > 0),
+    query as (
+        select coalesce(
+                   (select pg_catalog.string_agg(l.q::text, ' | ') from lexemes l where not l.common),
+                   (select pg_catalog.string_agg(l.q::text, ' & ') from lexemes l))::tsquery as q),
     words as (
         select c.source, c.chunk_no, c.content, c.embedding, c.embedding_model
-          from chosen, lateral (select coalesce(chosen.selective, chosen.rarest)::tsquery as q) q,
-               dbms_cloud_ai._vector_chunk c
-         where c.index_id = $1::uuid and c.tsv operator(pg_catalog.@@) q.q
-         order by pg_catalog.ts_rank(c.tsv, q.q) desc
+          from query, dbms_cloud_ai._vector_chunk c
+         where c.index_id = $1::uuid and c.tsv operator(pg_catalog.@@) query.q
+         order by pg_catalog.ts_rank(c.tsv, query.q) desc
          limit $7),
     recent as (
         select c.source, c.chunk_no, c.content, c.embedding, c.embedding_model
@@ -89,7 +87,7 @@ _SEARCH = f"""
      where similarity >= $5
      order by similarity desc, source, chunk_no
      limit $6"""
-_TYPES = ("text", "text[]", "float4[]", "text", "float8", "int4", "int4", "int4", "int4")
+_TYPES = ("text", "text[]", "float4[]", "text", "float8", "int4", "int4", "int4")
 
 
 def search(plpy, index_id: str, question: str, vector, threshold: float, limit: int,
@@ -97,4 +95,4 @@ def search(plpy, index_id: str, question: str, vector, threshold: float, limit: 
     return [dict(r) for r in writer.query(
         plpy, _SEARCH, _TYPES,
         (index_id, words(question), vector.values, vector.model, threshold, limit,
-         candidates, fallback, RARE))]
+         candidates, fallback))]
