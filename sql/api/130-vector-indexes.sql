@@ -121,7 +121,7 @@ comment on function dbms_cloud_ai.refresh_vector_index(text) is
 
 -- Oracle's views, and the ALL_ pair with the indexes granted to the caller.
 create view dbms_cloud_ai.user_cloud_vector_indexes with (security_invoker = true) as
-select i.index_name, i.description, i.status, i.refreshed as last_refreshed, i.refresh_error,
+select i.index_name, i.description, i.status, i.refreshed as last_refreshed,
        i.embedding_model,
        (select pg_catalog.count(*) from dbms_cloud_ai._vector_chunk c
          where c.index_id operator(pg_catalog.=) i.index_id) as chunks,

@@ -13,7 +13,6 @@ create table dbms_cloud_ai._vector_index
 , status      text not null default 'ENABLED' check (status in ('ENABLED', 'DISABLED'))
 , attributes  jsonb not null default '{}'
 , refreshed   timestamptz          -- the last refresh that completed
-, refresh_error text               -- the last refresh's error (SQLSTATE: message), if it failed
 , embedding_model text             -- the model the chunks were embedded with (the question's too)
 , common_words text[]              -- lexemes in too many chunks to select candidates (rag/retrieve.py)
 , created     timestamptz not null default pg_catalog.now()

@@ -117,7 +117,7 @@ def run(plpy, index_name) -> int:
                       json.dumps([{"source": c.source, "chunk_no": c.no} for c in wanted])))
     writer.query(plpy, """
         update dbms_cloud_ai._vector_index
-           set refreshed = pg_catalog.now(), refresh_error = null, embedding_model = $2
+           set refreshed = pg_catalog.now(), embedding_model = $2
          where index_id = $1::uuid and owner = dbms_cloud_ai._caller()""",
                  ("text", "text"), (idx["index_id"], model))
     if changed or len(wanted) != len(have):
