@@ -44,6 +44,8 @@ create table dbms_cloud_ai._vector_chunk
       on delete cascade
 );
 create index vector_chunk_tsv on dbms_cloud_ai._vector_chunk using gin (tsv);
+-- retrieval's bounded fallback: an index's newest chunks
+create index vector_chunk_recent on dbms_cloud_ai._vector_chunk (index_id, modified);
 comment on table dbms_cloud_ai._vector_chunk is
 'the chunks of a vector index''s documents with their embeddings';
 
