@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 
+import psycopg
 import pytest
 from fake_llm import Answer, Raw
 from helpers import case, generate, hint_of, make_profile, raises
+from test_retention_cron import cron_db  # noqa: F401 - a fixture
 
 DOCS = {
     1: "The office cafeteria opens at eight in the morning and closes at three.",
@@ -238,3 +240,31 @@ def test_url_source_is_fetched_under_the_host_acl(alice, llm):
         alice.execute("select dbms_cloud_ai.create_vector_index('WEB2', %s)",
                       (json.dumps({"location": "https://not-allowed.example/x",
                                    "profile_name": "EMB"}),))
+
+
+def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
+    """With pg_cron (and USAGE on its schema), the index's refresh runs as its
+    owner every refresh_rate minutes; dropping the index removes the job."""
+    su, _, conns = cron_db
+    su.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
+    su.execute("grant usage on schema cron to alice")
+    su.execute("create schema if not exists alice authorization alice")
+    alice = psycopg.connect(host=su.info.host, port=su.info.port, user="alice",
+                            dbname=su.info.dbname, autocommit=True)
+    conns.append(alice)
+    try:
+        make_docs(alice)
+        create_index(alice, llm, refresh_rate=5)
+        job = "dbms_cloud_ai vector index alice.DOCS"
+        assert su.execute("select schedule, username, command from cron.job where jobname = %s",
+                          (job,)).fetchall() == [
+            ("*/5 * * * *", "alice", "select dbms_cloud_ai.refresh_vector_index('\"DOCS\"')")]
+        alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'refresh_rate', '120')")
+        assert su.execute("select schedule from cron.job where jobname = %s",
+                          (job,)).fetchall() == [("0 */2 * * *",)]
+        alice.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+        assert su.execute("select count(*) from cron.job where jobname = %s", (job,)).fetchone()[0] == 0
+    finally:
+        su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
+        su.execute("drop table if exists alice.handbook")
+        su.execute("revoke usage on schema cron from alice")
