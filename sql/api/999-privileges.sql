@@ -96,7 +96,9 @@ grant select on dbms_cloud_ai.dba_cloud_ai_profiles, dbms_cloud_ai.dba_cloud_ai_
 grant select on dbms_cloud_ai._vector_index, dbms_cloud_ai._vector_chunk,
                 dbms_cloud_ai._vector_index_grant
    to dbms_cloud_ai_user;
-grant select, delete on dbms_cloud_ai._vector_index to dbms_cloud_ai_admin;   -- drop_role_data
+grant select, delete on dbms_cloud_ai._vector_index, dbms_cloud_ai._vector_chunk,
+                        dbms_cloud_ai._vector_index_grant
+   to dbms_cloud_ai_admin;   -- drop_role_data
 grant select on dbms_cloud_ai.user_cloud_vector_indexes,
                 dbms_cloud_ai.user_cloud_vector_index_attributes,
                 dbms_cloud_ai.all_cloud_vector_indexes,

@@ -25,12 +25,23 @@ create policy vector_index_grant_role_bound on dbms_cloud_ai._vector_index_grant
                            where b.role_name operator(pg_catalog.=) current_user
                              and b.role_oid operator(pg_catalog.<>)
                                  pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
--- drop_role_data: administrators delete a dropped role's indexes (their chunks
--- and grants go with them by the foreign keys).
-create policy vector_index_admin_drop_role_read on dbms_cloud_ai._vector_index for select
-    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
-create policy vector_index_admin_drop_role on dbms_cloud_ai._vector_index for delete
-    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+-- drop_role_data: administrators delete a dropped role's indexes, chunks and grants.
+do $drop_role$
+declare
+    t text;
+begin
+    foreach t in array array['vector_index', 'vector_chunk', 'vector_index_grant'] loop
+        execute pg_catalog.format(
+            'create policy %I on dbms_cloud_ai.%I for select to dbms_cloud_ai_admin '
+            'using (dbms_cloud_ai._role_is_stale(owner))', t operator(pg_catalog.||) '_admin_drop_role_read',
+            '_' operator(pg_catalog.||) t);
+        execute pg_catalog.format(
+            'create policy %I on dbms_cloud_ai.%I for delete to dbms_cloud_ai_admin '
+            'using (dbms_cloud_ai._role_is_stale(owner))', t operator(pg_catalog.||) '_admin_drop_role',
+            '_' operator(pg_catalog.||) t);
+    end loop;
+end
+$drop_role$;
 -- Retrieval (rag/retrieve.py) reads chunks as dbms_cloud_ai_owner, through the
 -- writer's gate, after the package has read the index as the caller (its own,
 -- or one granted to it: vector_index_read).  Under a policy that depends on the
