@@ -34,7 +34,8 @@ import re
 from .. import writer
 from ..model import embeddings
 
-CANDIDATES = 100          # re-ranked by cosine: about 50 us each (256 dimensions)
+CANDIDATES = 50           # re-ranked by cosine: about 50 us each (256 dimensions); 100 was
+                          # 22 ms at 100,000 chunks, over the goal (bench/README.md)
 FALLBACK_SCAN = 300
 RARE = 300                # a word in this many chunks or more is not selective
 MAX_MATCHES = 2000        # matches ranked by ts_rank at most (the first found)
