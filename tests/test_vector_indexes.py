@@ -268,3 +268,23 @@ def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
         su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
         su.execute("drop table if exists alice.handbook")
         su.execute("revoke usage on schema cron from alice")
+
+
+def test_url_index_refreshes_while_data_access_is_disabled_but_narrate_is_refused(db, alice, llm):
+    make_profile(alice, llm, "EMB", embedding_model="m")
+    llm.script(Raw(200, "Trains are booked in second class.", headers={"content-type": "text/plain"}))
+    alice.execute("select dbms_cloud_ai.create_vector_index('WEB', %s)",
+                  (json.dumps({"location": f"{llm.url}/policy.txt", "profile_name": "EMB"}),))
+    rag_profile(alice, llm, index="WEB")
+    admin = db.connect("ai_admin")
+    admin.execute("select dbms_cloud_ai.disable_data_access()")
+    try:
+        llm.reset()
+        llm.script(Raw(200, "Trains are booked in first class.", headers={"content-type": "text/plain"}))
+        assert alice.execute("select dbms_cloud_ai.refresh_vector_index('web')").fetchone()[0] == 1
+        llm.reset()
+        with raises("LL006"):
+            generate(alice, "How are trains booked?", "RAG", "narrate")
+        assert llm.requests == []
+    finally:
+        admin.execute("select dbms_cloud_ai.enable_data_access()")
