@@ -155,7 +155,8 @@ bench: deps install key venv
 	    && $(VENV)/bin/python bench/eval_memory.py --scripted \
 	    && { [ -z "$$LOCAL_MODEL_URL" ] || $(VENV)/bin/python bench/eval_memory.py \
 	         --url "$$LOCAL_MODEL_URL" --model "$${LOCAL_MODEL_NAME:-local}"; } \
-	    && $(VENV)/bin/python bench/bench_cold_start.py && $(VENV)/bin/python bench/bench_load.py; \
+	    && $(VENV)/bin/python bench/bench_cold_start.py && $(VENV)/bin/python bench/bench_load.py \
+	    && $(VENV)/bin/python bench/bench_vector_index.py; \
 	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DURABLE_DIR); [ $$status = 0 ] || exit $$status
 	@echo; echo "=== again with fsync and synchronous_commit off: NOT PostgreSQL's defaults ==="
 	scripts/pg-cluster.sh stop $(BENCH_DIR); rm -rf $(BENCH_DIR)

@@ -182,6 +182,23 @@ TABLES = {t.name: t for t in (
           insert=("insert into dbms_cloud_ai._annotation (owner, table_id, annotation_name) "
                   "values ({o}, 'pg_catalog.pg_class', 'M')"),
           access={USERS: READ_ONLY, "ai_admin": READ_ONLY}),
+    # Vector indexes (issue 19): the owner's, and those granted to the role (as
+    # profiles: the seed grants each to carol's group, like its profile).
+    Table('dbms_cloud_ai._vector_index', role_column="owner", probe_column="description",
+          insert=("insert into dbms_cloud_ai._vector_index (owner, index_name) "
+                  "values ({o}, 'M' || gen_random_uuid())"),
+          # administrators delete a dropped role's indexes only (drop_role_data)
+          access={USERS: SHARED_WITH, "ai_admin": SHARED_WITH[:5] + ("none",)}),
+    Table('dbms_cloud_ai._vector_chunk', role_column="owner", probe_column="content",
+          insert=("insert into dbms_cloud_ai._vector_chunk (index_id, owner, source, chunk_no, content, hash) "
+                  "select index_id, {o}, 'm', 0, 'm', 'm' from dbms_cloud_ai._vector_index "
+                  "where owner = {o} limit 1"),
+          access={USERS: SHARED_WITH, "ai_admin": SHARED_WITH[:5] + ("none",)}),
+    Table('dbms_cloud_ai._vector_index_grant', role_column="owner", probe_column="granted",
+          insert=("insert into dbms_cloud_ai._vector_index_grant (index_id, owner, grantee, grantee_oid) "
+                  "select index_id, {o}, 'carol', 0 from dbms_cloud_ai._vector_index "
+                  "where owner = {o} limit 1"),
+          access={USERS: SHARED_WITH, "ai_admin": SHARED_WITH[:5] + ("none",)}),
     Table('dbms_cloud_ai._memory_erasure', role_column="actor", probe_column="memories",
           insert=("insert into dbms_cloud_ai._memory_erasure (erasure_id, organization, subject_digest, scope, actor, "
                   "memories, prompts, jobs) values (gen_random_uuid(), 'acme', 'd', 'memory', {o}, 0, 0, 0)"),

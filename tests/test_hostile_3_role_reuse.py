@@ -106,6 +106,16 @@ def seed_ghost(db, llm, key) -> str:
     pid = ghost.execute("select conversation_prompt_id from dbms_cloud_ai.user_cloud_ai_conversation_prompts"
                         ).fetchone()[0]
     ghost.execute("select dbms_cloud_ai.rate_prompt(%s, 1, 'useful')", (pid,))
+    # a vector index over a table ghost reads, with its chunks and a grant
+    admin.execute("create table if not exists public.ghost_docs (id int, body text)")
+    admin.execute("insert into public.ghost_docs values (1, 'Ghost keeps bees in the garden.')")
+    admin.execute("grant select on public.ghost_docs to ghost")
+    ghost.execute("select dbms_cloud_ai.create_profile('EMB', %s)", (json.dumps(
+        {"provider": "openai", "provider_endpoint": llm.url, "credential_name": "CRED",
+         "embedding_model": "m"}),))
+    ghost.execute("select dbms_cloud_ai.create_vector_index('DOCS', %s)", (json.dumps(
+        {"location": "table:public.ghost_docs(id, body)", "profile_name": "EMB"}),))
+    ghost.execute("select dbms_cloud_ai.grant_vector_index_access('DOCS', 'bob')")
     assert promote(db) == 1
     assert ghost.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_memories").fetchone()[0] == 1
     ghost.close()
@@ -134,7 +144,9 @@ def test_a_new_role_of_a_dropped_roles_name_inherits_nothing(db, llm, roles):
     # the tables themselves, read directly: nothing named ghost
     for t in ("dbms_cloud._credential", "dbms_cloud_ai._profile", "dbms_cloud_ai._conversation",
               "dbms_cloud_ai._conversation_prompt", "dbms_cloud_ai._memory", "dbms_cloud_ai._memory_job",
-              "dbms_cloud_ai._model_call", "dbms_cloud_ai._token_budget", "dbms_cloud_ai._memory_role"):
+              "dbms_cloud_ai._model_call", "dbms_cloud_ai._token_budget", "dbms_cloud_ai._memory_role",
+              "dbms_cloud_ai._vector_index", "dbms_cloud_ai._vector_chunk",
+              "dbms_cloud_ai._vector_index_grant"):
         assert ghost.execute(f"select count(*) from {t}").fetchone()[0] == 0, t
     assert ghost.execute("select count(*) from dbms_cloud_ai._host_ace where principal_name <> 'PUBLIC'"
                          ).fetchone()[0] == 0

@@ -97,6 +97,8 @@ PLACEMENT_ACTIONS = {
     "document": ("summarize_map_reduce", "summarize_iterative"),
     "memory": ("chat", "chat_tool"),
     "question": ("runsql", "narrate", "showsql", "explainsql", "chat"),
+    # a chunk of a vector index (the row's note), retrieved for narrate over the index
+    "chunk": ("narrate_documents",),
 }
 
 
@@ -193,6 +195,16 @@ def _seed(db: DB, llm, attacker: Listener) -> psycopg.Connection:
     stored = memories(bob)
     missing = [p.tag for p in PAYLOADS if not any(p.tag in f for f in stored)]
     assert not missing, f"payloads not stored as bob's memories: {missing}"
+    # narrate over a vector index of bob's on shared.orders (id, note): issue 19
+    bob.execute("select dbms_cloud_ai.create_profile('EMB', %s)", (json.dumps(
+        {"provider": "openai", "provider_endpoint": llm.url, "credential_name": "BCRED",
+         "embedding_model": "m"}),))
+    bob.execute("select dbms_cloud_ai.create_vector_index('DOCS', %s)", (json.dumps(
+        {"location": "table:shared.orders(id, note)", "profile_name": "EMB",
+         "match_limit": 2}),))
+    bob.execute("select dbms_cloud_ai.create_profile('RAG', %s)", (json.dumps(
+        {"provider": "openai", "provider_endpoint": llm.url, "credential_name": "BCRED",
+         "vector_index_name": "DOCS", "enable_sources": True}),))
     bob.execute("set statement_timeout = '20s'")
     return bob
 
@@ -238,7 +250,7 @@ def plant(admin, placement: str, text: str):
         admin.execute("comment on table shared.orders is " + _quote(text))
     elif placement == "column_comment":
         admin.execute("comment on column shared.orders.note is " + _quote(text))
-    elif placement in ("row_value", "row_value_in_error"):
+    elif placement in ("row_value", "row_value_in_error", "chunk"):
         admin.execute("update shared.orders set note = %s where id = 1", (text,))
     elif placement == "document":
         admin.execute("update shared.orders set note = %s where id = 1", (document(text),))
@@ -262,6 +274,9 @@ def run_action(bob, action: str, question: str, cid: str | None) -> str:
     if action in ("runsql", "narrate", "showsql", "explainsql"):
         return bob.execute("select dbms_cloud_ai.generate(%s, 'NL', %s)",
                            (question, action)).fetchone()[0]
+    if action == "narrate_documents":
+        return bob.execute("select dbms_cloud_ai.generate(%s, 'RAG', 'narrate')",
+                           (question,)).fetchone()[0]
     if action == "chat":
         return bob.execute("select dbms_cloud_ai.generate(%s, 'MEM', 'chat')",
                            (question,)).fetchone()[0]
@@ -358,6 +373,16 @@ def _user_violations(content: str, tag: str, question: str) -> list[str]:
     if content.endswith("\n\nQuestion: " + question):           # NL2SQL generation
         head = content[:-len(question)]
         return ["outside the question"] if tag in head else []
+    docs_head = "Question: " + question + "\n\nDocuments (JSON lines, data only):\n"
+    if content.startswith(docs_head):                           # narrate over a vector index
+        out = []
+        for line in content[len(docs_head):].split("\n"):
+            doc = _loads(line)
+            if not (isinstance(doc, dict) and isinstance(doc.get("text"), str)):
+                out.append(f"a retrieved chunk is not one JSON object: {line[:120]!r}")
+            elif tag in line and tag not in doc["text"]:
+                out.append("the payload is outside the chunk's JSON text")
+        return out
     explain_head = "Question: " + question + "\n\nQuery:\n"
     if content.startswith(explain_head):                        # explainsql, narrate
         rest = content[len(explain_head):]
@@ -416,6 +441,8 @@ def run_case(world: World, payload: Payload, placement: str, action: str):
     admin, bob, llm = world.admin, world.bob, world.llm
     text = payload.render(world.attacker.url)
     plant(admin, placement, text)
+    if placement == "chunk":        # the index reads the planted row (before the snapshot)
+        bob.execute("select dbms_cloud_ai.refresh_vector_index('DOCS')")
     question = question_for(placement, action, text)
     cid = None
     if action == "chat_tool":        # a later turn: the tool is offered, not recall

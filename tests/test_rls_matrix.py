@@ -107,6 +107,17 @@ def seed(db, llm) -> dict:
                      values (gen_random_uuid(), %s, 'digest', 'memory', 'ai_admin', 0, 0, 0)""", (ORG,))
     for r in SEEDED:                                       # profile sharing: with carol's group only
         conns[r].execute("select dbms_cloud_ai.grant_profile_access('P', 'analysts')")
+    for r in SEEDED:                                       # vector indexes: shared the same way
+        admin.execute(sql.SQL("create table {}.docs (id int, body text)").format(sql.Identifier(r)))
+        admin.execute(sql.SQL("insert into {}.docs values (1, {})").format(
+            sql.Identifier(r), sql.Literal(f"{r} keeps the handbook")))
+        admin.execute(sql.SQL("alter table {}.docs owner to {}").format(sql.Identifier(r), sql.Identifier(r)))
+        conns[r].execute("select dbms_cloud_ai.create_profile('EMB', %s)",
+                         (json.dumps({"provider": "openai", "credential_name": "CRED",
+                                      "provider_endpoint": llm.url, "embedding_model": "m"}),))
+        conns[r].execute("select dbms_cloud_ai.create_vector_index('DOCS', %s)",
+                         (json.dumps({"location": f"table:{r}.docs(id, body)", "profile_name": "EMB"}),))
+        conns[r].execute("select dbms_cloud_ai.grant_vector_index_access('DOCS', 'analysts')")
     conns["alice"].execute("""select dbms_cloud_ai.create_profile('ALICEONLY', %s)""",
                            (json.dumps({"provider": "openai", "credential_name": "CRED",
                                         "provider_endpoint": llm.url}),))

@@ -55,6 +55,12 @@ begin
     get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
     delete from dbms_cloud_ai._profile_grant t where t.grantee operator(pg_catalog.=) who;
     get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
+    delete from dbms_cloud_ai._vector_chunk t where t.owner operator(pg_catalog.=) who;
+    get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
+    delete from dbms_cloud_ai._vector_index_grant t where t.owner operator(pg_catalog.=) who;
+    get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
+    delete from dbms_cloud_ai._vector_index t where t.owner operator(pg_catalog.=) who;
+    get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
     delete from dbms_cloud_ai._profile t where t.owner operator(pg_catalog.=) who;
     get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
     delete from dbms_cloud._credential t where t.owner operator(pg_catalog.=) who;

@@ -91,3 +91,18 @@ grant select on dbms_cloud_ai.dba_cloud_ai_profiles, dbms_cloud_ai.dba_cloud_ai_
                 dbms_cloud_ai.dba_cloud_ai_memory_jobs, dbms_cloud_ai.dba_cloud_ai_memory_erasures,
                 dbms_cloud_ai.dba_cloud_ai_memory_settings, dbms_cloud_ai.dba_cloud_ai_memory_roles
    to dbms_cloud_ai_admin;
+
+-- Vector indexes (089-vector-indexes.sql): read by their owner and grantees;
+-- written only through the writer.
+grant select on dbms_cloud_ai._vector_index, dbms_cloud_ai._vector_chunk,
+                dbms_cloud_ai._vector_index_grant
+   to dbms_cloud_ai_user;
+grant select, delete on dbms_cloud_ai._vector_index, dbms_cloud_ai._vector_chunk,
+                        dbms_cloud_ai._vector_index_grant
+   to dbms_cloud_ai_admin;   -- drop_role_data
+grant select on dbms_cloud_ai.user_cloud_vector_indexes,
+                dbms_cloud_ai.user_cloud_vector_index_attributes,
+                dbms_cloud_ai.all_cloud_vector_indexes,
+                dbms_cloud_ai.all_cloud_vector_index_attributes,
+                dbms_cloud_ai.user_cloud_vector_index_grants
+   to dbms_cloud_ai_user;

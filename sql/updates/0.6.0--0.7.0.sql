@@ -9,5 +9,9 @@
 -- grants table with its policies, the grantees' read of _profile, the table
 -- owner, then the owner-role policies (they need the role of 098).
 -- include schema/094-profile-grants.sql
+-- Vector indexes (issue 19): indexes, chunks and grants, then their writer
+-- policies after the table owner.
+-- include schema/089-vector-indexes.sql
 -- include schema/098-table-owner.sql
 -- include schema/099-profile-grant-writer.sql
+-- include schema/099-vector-index-writer.sql

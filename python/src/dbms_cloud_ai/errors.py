@@ -239,7 +239,8 @@ SQLSTATES = {
               "text \"Sorry, unfortunately a valid SELECT statement could not be generated "
               "...\" is returned); DETAIL has the last SQL and the error"),
     "LL006": ("data_access_disabled",
-              "narrate while an administrator has disabled data access "
+              "narrate, or a refresh of a vector index with a table source, while an "
+              "administrator has disabled data access "
               "(dbms_cloud_ai.disable_data_access; Oracle's ORA-20000 \"Data access is disabled "
               "for SELECT AI\"); refused before any request is sent; generate_synthetic_data "
               "whenever data access is disabled, as in Oracle"),

@@ -15,14 +15,15 @@ from .errors import InvalidParameter, NullValue
 _SIMPLE = re.compile(r"[A-Za-z][A-Za-z0-9_$#]*\Z")
 
 # Oracle accepts 125 characters for a profile name and rejects 126.
-MAX_LEN = {"profile": 125, "credential": 128}
+MAX_LEN = {"profile": 125, "credential": 128, "vector index": 128}
 
 
 def normalize(raw: str | None, kind: str) -> str:
     """Return the stored form of a profile or credential name."""
-    hint = f"Pass the {kind} name as a string, for example '{kind.upper()}_1'."
+    arg = kind.replace(" ", "_")
+    hint = f"Pass the {kind} name as a string, for example '{arg.upper()}_1'."
     if raw is None:
-        raise NullValue(f"{kind}_name must not be NULL", hint=hint)
+        raise NullValue(f"{arg}_name must not be NULL", hint=hint)
     name = raw.strip()
     if len(name) >= 2 and name[0] == '"' and name[-1] == '"':
         name = name[1:-1]

@@ -44,10 +44,10 @@ def display(owner: str, name: str) -> str:
     return f'"{owner}"."{name}"'
 
 
-def parse(raw: str | None) -> Ref:
-    """A profile name, optionally qualified by its owner."""
+def parse(raw: str | None, kind: str = "profile") -> Ref:
+    """A profile (or ``kind``: vector index) name, optionally qualified by its owner."""
     if raw is None:
-        return Ref(None, names.normalize(raw, "profile"))
+        return Ref(None, names.normalize(raw, kind))
     parts, pos = [], 0
     while True:
         m = _PART.match(raw, pos)
@@ -61,19 +61,19 @@ def parse(raw: str | None) -> Ref:
         break
     if pos != len(raw) or len(parts) > 2 or (len(parts) == 2 and parts[0] == '""'):
         if len(parts) <= 1:   # not dotted: the name rules say what is wrong with it
-            return Ref(None, names.normalize(raw, "profile"))
+            return Ref(None, names.normalize(raw, kind))
         raise InvalidParameter(
-            f"invalid profile name {raw!r}",
+            f"invalid {kind} name {raw!r}",
             detail='A shared profile is named "OWNER"."NAME" (owner: the role that created it).',
             hint="List the profiles you may use in dbms_cloud_ai.all_cloud_ai_profiles.")
     if len(parts) == 1:
-        return Ref(None, names.normalize(raw, "profile"))
+        return Ref(None, names.normalize(raw, kind))
     owner_text, name_text = parts
-    name = names.normalize(name_text, "profile")
+    name = names.normalize(name_text, kind)
     if owner_text.startswith('"'):
         return Ref(owner_text[1:-1], name)
     if not _SIMPLE_ROLE.match(owner_text):
-        raise InvalidParameter(f"invalid profile owner {owner_text!r}",
+        raise InvalidParameter(f"invalid {kind} owner {owner_text!r}",
                                hint='Quote the owner: "owner"."NAME".')
     return Ref(owner_text.lower(), name)
 

@@ -22,6 +22,8 @@ _synthetic = LazyModule("synthetic.run")
 _synthetic_params = LazyModule("synthetic.params")
 _text_actions = LazyModule("text.actions")
 _usage = LazyModule("model.usage")
+_vector_indexes = LazyModule("rag.indexes")
+_vector_refresh = LazyModule("rag.refresh")
 
 # --- dbms_cloud ---------------------------------------------------------------
 
@@ -414,3 +416,51 @@ def schedule_memory_jobs(plpy, schedule, batch_size):
 @sql_entry
 def unschedule_memory_jobs(plpy):
     return memory_jobs.unschedule(plpy)
+
+
+# --- dbms_cloud_ai: vector indexes (rag/) --------------------------------------------
+
+
+@sql_entry
+def create_vector_index(plpy, index_name, attributes_json, description, wait_for_completion):
+    _vector_indexes.create(plpy, index_name, attributes_json, description, wait_for_completion)
+
+
+@sql_entry
+def update_vector_index(plpy, index_name, attribute_name, attribute_value):
+    _vector_indexes.update_one(plpy, index_name, attribute_name, attribute_value)
+
+
+@sql_entry
+def update_vector_index_attributes(plpy, index_name, attributes_json):
+    _vector_indexes.update_all(plpy, index_name, attributes_json)
+
+
+@sql_entry
+def drop_vector_index(plpy, index_name, include_data, force):
+    _vector_indexes.drop(plpy, index_name, include_data, force)
+
+
+@sql_entry
+def enable_vector_index(plpy, index_name):
+    _vector_indexes.set_status(plpy, index_name, True)
+
+
+@sql_entry
+def disable_vector_index(plpy, index_name):
+    _vector_indexes.set_status(plpy, index_name, False)
+
+
+@sql_entry
+def grant_vector_index_access(plpy, index_name, user_or_role_name):
+    _vector_indexes.grant(plpy, index_name, user_or_role_name)
+
+
+@sql_entry
+def revoke_vector_index_access(plpy, index_name, user_or_role_name):
+    _vector_indexes.revoke(plpy, index_name, user_or_role_name)
+
+
+@sql_entry
+def refresh_vector_index(plpy, index_name):
+    return _vector_refresh.run(plpy, index_name)

@@ -1,0 +1,239 @@
+"""Vector indexes (issue 19): build throughput and retrieval latency, without pgvector.
+
+Run by `make bench` against a throwaway cluster (DCA_PGHOST / DCA_PGPORT), or
+against any server where postgres is a trust-auth superuser:
+
+    .venv/bin/python bench/bench_vector_index.py [--build N] [--chunks M] [--queries Q]
+        [--exact-queries E] [--keep]
+
+It creates a fresh database dca_bench_rag with the extension and a fake LLM in
+this process (its embeddings are a hashed bag of words, 256 dimensions,
+tools/fake_llm.embed_text).  Texts are 30 words drawn Zipf-like from 3,000
+made-up words, so full-text matches are neither all nor none of the chunks.
+
+1. Build: --build (1,000) rows of a table of bench_rag_user's, one chunk each,
+   indexed by create_vector_index (one embedding request per chunk to the fake
+   endpoint, accounted): chunks/s.  Then a refresh with nothing changed, and
+   one with a tenth of the rows edited (only those are embedded again).
+2. Retrieval at 1,000 chunks (that index) and at --chunks (100,000): the
+   larger index's chunks are bulk-inserted as the superuser, with the fake's
+   embedding of each text.  Each question is 5 words of a random chunk (its
+   target); the question's vector is the fake's embedding of them.  Timed from
+   the client as bench_rag_user (row-level security applies), PREPAREd with the
+   types the extension uses, excluding the embedding call:
+   - words+cosine: rag/retrieve.py's statement (GIN full-text candidates, the
+     200 best by ts_rank, re-ranked by cosine; a bounded scan of 2,000 when
+     words find fewer than match_limit);
+   - exact scan: cosine over every chunk of the index (the quality reference).
+   Quality: how often the target chunk is among the 5 returned, and how many of
+   the exact scan's 5 the fast path also returns (recall@5).
+3. pgvector: reported as available or not (not packaged for PostgreSQL 15 on
+   Debian 12; the extension does not use it yet: docs/reference/vector-indexes.md).
+
+A benchmark, not a test: it exits 0 whatever the figures (2 if no server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import pathlib
+import random
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "python" / "src"))
+
+from benchlib import connect, drop_database, durability, fresh_database, summary  # noqa: E402
+from dbms_cloud_ai.rag import refresh, retrieve  # noqa: E402
+from fake_llm import FakeLLM, embed_text  # noqa: E402
+
+DB = "dca_bench_rag"
+USER = "bench_rag_user"
+LIMIT = 5
+
+
+def vocabulary(n=3000, seed=7) -> list[str]:
+    rnd = random.Random(seed)
+    syll = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "si", "pe", "dra", "gon", "fel", "mar", "tis"]
+    words = set()
+    while len(words) < n:
+        words.add("".join(rnd.choice(syll) for _ in range(rnd.randint(2, 4))))
+    return sorted(words)
+
+
+def text(rnd, words, n=30) -> str:
+    return " ".join(words[int(len(words) ** rnd.random()) - 1] for _ in range(n)) + "."
+
+
+def question(rnd, body: str) -> str:
+    ws = body.rstrip(".").split()
+    return " ".join(rnd.sample(ws, 5))
+
+
+EXACT = f"""
+    select c.source, c.chunk_no, {retrieve.embeddings.cosine_sql("c.embedding", "$2::float4[]")} as similarity
+      from dbms_cloud_ai._vector_chunk c
+     where c.index_id = $1::uuid and c.embedding_model = $3
+     order by similarity desc, c.source, c.chunk_no limit $4"""
+
+
+# What narrate runs, inside the backend: retrieve.search (the chunks read as
+# dbms_cloud_ai_owner through the writer's gate, so the GIN index applies), or
+# the exact scan (as the caller: a scan of the index's chunks by its id).
+HARNESS = r"""
+create function public.bench_rag_search(index_id text, question text, vec float4[], exact boolean)
+returns setof text language plpython3u volatile
+as $python$
+    import importlib
+    if "dbms_cloud_ai" not in GD:
+        plpy.execute("select dbms_cloud_ai.get_profile()")
+    retrieve = importlib.import_module("dbms_cloud_ai.rag.retrieve")
+    embeddings = importlib.import_module("dbms_cloud_ai.model.embeddings")
+    v = embeddings.Vector(list(vec), "m")
+    if exact:
+        plan = GD.get("bench_rag_exact")
+        if plan is None:
+            plan = GD["bench_rag_exact"] = plpy.prepare(EXACT_SQL, ["text", "float4[]", "text", "int4"])
+        return [r["source"] for r in plan.execute([index_id, vec, "m", LIMIT])]
+    return [r["source"] for r in retrieve.search(plpy, index_id, question, v, 0.0, LIMIT)]
+$python$;
+"""
+
+
+def measure(conn, index_id, questions, model, exact_n):
+    fast_ms, exact_ms, hits_fast, hits_exact, overlap = [], [], 0, 0, []
+    call = "select * from public.bench_rag_search(%s, %s, %s::float4[], %s)"
+    conn.execute(call, (index_id, "warm up", embed_text("warm up"), False)).fetchall()
+    for i, (q, target) in enumerate(questions):
+        vec = embed_text(q)
+        t = time.perf_counter()
+        fast = {r[0] for r in conn.execute(call, (index_id, q, vec, False), prepare=True)}
+        fast_ms.append((time.perf_counter() - t) * 1000)
+        hits_fast += target in fast
+        if i < exact_n:
+            t = time.perf_counter()
+            ref = {r[0] for r in conn.execute(call, (index_id, q, vec, True), prepare=True)}
+            exact_ms.append((time.perf_counter() - t) * 1000)
+            hits_exact += target in ref
+            overlap.append(len(fast & ref) / max(1, len(ref)))
+    return summary(fast_ms), summary(exact_ms) if exact_ms else None, \
+        hits_fast / len(questions), hits_exact / max(1, min(exact_n, len(questions))), \
+        sum(overlap) / max(1, len(overlap))
+
+
+def report(label, fast, exact, hit_fast, hit_exact, recall):
+    print(f"  {label}: words+cosine p50 {fast['p50']:.2f} ms  p95 {fast['p95']:.2f} ms"
+          f"  target in top {LIMIT}: {hit_fast:.0%}")
+    if exact:
+        print(f"  {label}: exact scan   p50 {exact['p50']:.2f} ms  p95 {exact['p95']:.2f} ms"
+              f"  target in top {LIMIT}: {hit_exact:.0%}  (n={exact['n']}); "
+              f"recall@{LIMIT} of words+cosine vs exact: {recall:.0%}")
+
+
+def copy_chunks(admin, index_id, n, words, rnd) -> list[tuple[str, str]]:
+    """n chunks with the fake's embeddings, COPYed as the superuser; (source, text) of each."""
+    out, buf = [], io.StringIO()
+    for i in range(n):
+        body = text(rnd, words)
+        src = f"bulk:{i}"
+        out.append((src, body))
+        vec = "{" + ",".join("0" if x == 0 else repr(x) for x in embed_text(body)) + "}"
+        buf.write(f"{index_id}\t{USER}\t{src}\t0\t{body}\th{i}\t{vec}\tm\n")
+        if len(out) % 20000 == 0 or i == n - 1:
+            with admin.cursor().copy(
+                    "copy dbms_cloud_ai._vector_chunk (index_id, owner, source, chunk_no, content, "
+                    "hash, embedding, embedding_model) from stdin") as cp:
+                cp.write(buf.getvalue())
+            buf = io.StringIO()
+    admin.execute("vacuum analyze dbms_cloud_ai._vector_chunk")
+    # what a refresh does last: the index's common words
+    admin.execute(refresh.COMMON_WORDS.replace("%L", "%%L").replace("$1", "%(i)s").replace("$2", "%(n)s"),
+                  {"i": index_id, "n": retrieve.RARE})
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", type=int, default=1000)
+    ap.add_argument("--chunks", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--exact-queries", type=int, default=20)
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    if not os.environ.get("DCA_PGHOST"):
+        print("bench: set DCA_PGHOST and DCA_PGPORT", file=sys.stderr)
+        return 2
+    print("vector index benchmark;", durability())
+    fake = FakeLLM().start()
+    created = fresh_database(DB, [USER])
+    rnd, words = random.Random(1), vocabulary()
+    try:
+        with connect("postgres", DB) as admin:
+            admin.execute(f"grant dbms_cloud_ai_user to {USER}")
+            admin.execute(f"create schema {USER} authorization {USER}")
+            admin.execute(HARNESS.replace("EXACT_SQL", repr(EXACT)).replace("LIMIT", str(LIMIT)))
+            admin.execute(f"grant execute on function public.bench_rag_search(text, text, float4[], "
+                          f"boolean) to {USER}")
+            pgvector = admin.execute("select exists (select from pg_available_extensions "
+                                     "where name = 'vector')").fetchone()[0]
+        with connect(USER, DB) as u:
+            u.execute("select dbms_cloud.create_credential('C', 'u', 'sk-bench')")
+            u.execute("select dbms_cloud_ai.create_profile('EMB', %s)", (json.dumps(
+                {"provider": "openai", "credential_name": "C", "provider_endpoint": fake.url,
+                 "embedding_model": "m"}),))
+            u.execute(f"create table {USER}.docs (id int primary key, body text)")
+            small = [(i, text(rnd, words)) for i in range(a.build)]
+            with u.cursor().copy(f"copy {USER}.docs from stdin") as cp:
+                for row in small:
+                    cp.write_row(row)
+            attrs = json.dumps({"location": f"table:{USER}.docs(id, body)", "profile_name": "EMB"})
+            t = time.perf_counter()
+            u.execute("select dbms_cloud_ai.create_vector_index('SMALL', %s)", (attrs,))
+            build = time.perf_counter() - t
+            print(f"build: {a.build} chunks in {build:.2f} s = {a.build / build:.0f} chunks/s "
+                  "(one accounted embedding request each, fake endpoint)")
+            t = time.perf_counter()
+            n = u.execute("select dbms_cloud_ai.refresh_vector_index('SMALL')").fetchone()[0]
+            print(f"refresh, nothing changed: {time.perf_counter() - t:.2f} s ({n} embedded)")
+            u.execute(f"update {USER}.docs set body = body || ' edited' where id % 10 = 0")
+            t = time.perf_counter()
+            n = u.execute("select dbms_cloud_ai.refresh_vector_index('SMALL')").fetchone()[0]
+            print(f"refresh, a tenth edited: {time.perf_counter() - t:.2f} s ({n} embedded)")
+            small_id = u.execute("select index_id::text from dbms_cloud_ai._vector_index "
+                                 "where index_name = 'SMALL'").fetchone()[0]
+            u.execute("select dbms_cloud_ai.create_vector_index('LARGE', %s, null, false)", (attrs,))
+            large_id = u.execute("select index_id::text from dbms_cloud_ai._vector_index "
+                                 "where index_name = 'LARGE'").fetchone()[0]
+        with connect(USER, DB) as u:
+            qs = []
+            for _ in range(a.queries):
+                i, b = rnd.choice(small)
+                b = b if i % 10 else b + " edited"
+                qs.append((question(rnd, b), f"{USER}.docs:{i}"))
+            print(f"retrieval at {a.build} chunks ({a.queries} questions, match_limit {LIMIT}):")
+            report(f"{a.build:>7}", *measure(u, small_id, qs, "m", a.exact_queries))
+        with connect("postgres", DB) as admin:
+            t = time.perf_counter()
+            big = copy_chunks(admin, large_id, a.chunks, words, rnd)
+            print(f"(loaded {a.chunks} chunks in {time.perf_counter() - t:.0f} s)")
+        with connect(USER, DB) as u:
+            qs = [(question(rnd, b), s) for s, b in (rnd.choice(big) for _ in range(a.queries))]
+            print(f"retrieval at {a.chunks} chunks:")
+            report(f"{a.chunks:>7}", *measure(u, large_id, qs, "m", a.exact_queries))
+        print(f"pgvector: {'available' if pgvector else 'not available'} on this server "
+              "(not used: docs/reference/vector-indexes.md)")
+    finally:
+        fake.stop()
+        if not a.keep:
+            drop_database(DB, created)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

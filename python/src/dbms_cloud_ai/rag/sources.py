@@ -1,0 +1,134 @@
+"""Where a vector index's documents come from, and how they are chunked.
+
+``location`` is one source or a JSON array of them:
+
+- ``table:schema.table(id_column, text_column)``: each row of a table or view
+  the owner may read is a document named by its id; identifiers follow SQL
+  (unquoted are folded to lower case, "quoted" are taken as written); the
+  schema is required (a pg_cron refresh has another search_path);
+- ``https://...`` or ``http://...``: one document, fetched as summarize's
+  location_uri is (text/actions.fetch_document: the host ACL, one deadline,
+  8 MB at most, text types only), with the index's credential_name for Basic
+  authentication.
+
+Chunks are cut by text/actions.split (paragraphs, then sentences, then spaces)
+at chunk_size characters; each chunk after the first repeats the last
+chunk_overlap characters of the one before it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from .. import db
+from ..errors import InsufficientPrivilege, InvalidParameter, UndefinedObject
+from ..lazy import LazyModule
+
+text_actions = LazyModule("text.actions")      # fetch_document, split: loaded on first use
+HINT = ("See the attributes of dbms_cloud_ai.create_vector_index() in "
+        "docs/reference/vector-indexes.md.")
+
+MAX_ROWS = 1_000_000       # rows read from a table source in one refresh
+_IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)'
+_TABLE = re.compile(rf'table:\s*({_IDENT}\s*\.\s*{_IDENT})\s*\(\s*({_IDENT})\s*,\s*({_IDENT})\s*\)\s*\Z',
+                    re.I)
+_URL = re.compile(r"https?://\S+\Z", re.I)
+
+
+@dataclass(frozen=True)
+class Source:
+    text: str                  # as stored (the location's canonical text)
+    kind: str                  # "table" or "url"
+    relation: str | None = None
+    id_column: str | None = None
+    text_column: str | None = None
+
+
+def _column(ident: str) -> str:
+    return ident[1:-1].replace('""', '"') if ident.startswith('"') else ident.lower()
+
+
+def parse(text: str, fn: str = "create_vector_index") -> Source:
+    m = _TABLE.match(text)
+    if m:
+        rel, idc, txt = m.groups()
+        rel = re.sub(r"\s*\.\s*", ".", rel)
+        return Source(f"table:{rel}({idc}, {txt})", "table", rel, _column(idc), _column(txt))
+    if _URL.match(text):
+        return Source(text, "url")
+    raise InvalidParameter(
+        f"vector index attribute location is not a source: {text!r}",
+        detail="A source is 'table:schema.table(id_column, text_column)' (schema required) "
+               "or an http(s) URL; "
+               "location may also be a JSON array of sources.",
+        hint=f"Correct it in dbms_cloud_ai.{fn}(); {HINT}")
+
+
+def all_of(attrs: dict) -> list[Source]:
+    loc = attrs["location"]
+    return [parse(x) for x in (loc if isinstance(loc, list) else [loc])]
+
+
+def _table_sql(plpy, src: Source) -> str:
+    """The query reading a table source, after checking the caller may read it."""
+    row = db.one(plpy, """
+        select r.oid::pg_catalog.regclass::text as rel,
+               (select a.attnum from pg_catalog.pg_attribute a
+                 where a.attrelid = r.oid and a.attname = $2 and a.attnum > 0
+                   and not a.attisdropped) as id_col,
+               (select a.attnum from pg_catalog.pg_attribute a
+                 where a.attrelid = r.oid and a.attname = $3 and a.attnum > 0
+                   and not a.attisdropped) as text_col
+          from pg_catalog.to_regclass($1) as r(oid) where r.oid is not null""",
+                 ("text", "text", "text"), (src.relation, src.id_column, src.text_column))
+    hint = "Correct the location with dbms_cloud_ai.update_vector_index()."
+    if row is None:
+        raise UndefinedObject(f"relation {src.relation} of vector index source does not exist",
+                              hint=hint)
+    for col, num in ((src.id_column, row["id_col"]), (src.text_column, row["text_col"])):
+        if num is None:
+            raise UndefinedObject(f"column {col} of relation {row['rel']} does not exist", hint=hint)
+    ok = db.one(plpy, "select pg_catalog.has_column_privilege($1::pg_catalog.regclass, $2, 'SELECT') "
+                      "and pg_catalog.has_column_privilege($1::pg_catalog.regclass, $3, 'SELECT') as ok",
+                ("text", "text", "text"), (row["rel"], src.id_column, src.text_column))["ok"]
+    if not ok:
+        raise InsufficientPrivilege(f"permission denied for relation {row['rel']}",
+                                    hint="The index's owner must be able to read its source.")
+    q = plpy.quote_ident
+    return (f"select ({q(src.id_column)})::text as id, ({q(src.text_column)})::text as body "
+            f"from {row['rel']} where {q(src.text_column)} is not null limit {MAX_ROWS}")
+
+
+def documents(plpy, ctx, src: Source, credential_name) -> list[tuple[str, str]]:
+    """(source id, text) of each document of one source."""
+    if src.kind == "table":
+        rows = db.query(plpy, _table_sql(plpy, src))
+        return [(f"{src.relation}:{r['id']}", r["body"]) for r in rows]
+    return [(src.text, text_actions.fetch_document(plpy, ctx, src.text, credential_name))]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    source: str
+    no: int
+    content: str
+
+    def hash(self, model: str) -> str:
+        return hashlib.md5(f"{model}\n{self.content}".encode()).hexdigest()
+
+
+def chunks(source: str, text: str, size: int, overlap: int) -> list[Chunk]:
+    text = text.strip()
+    if not text:
+        return []
+    # split's pieces are at most max_chunk(target) long: with the overlap in
+    # front, a chunk stays within chunk_size
+    target = max(8, int((size - overlap) * text_actions.CHUNK_FILL))
+    parts = [c.text for c in text_actions.split(text, target)]
+    out = []
+    for i, part in enumerate(parts):
+        lead = parts[i - 1][-overlap:] if i and overlap else ""
+        out.append(Chunk(source, i, (lead + part)[:size]))
+    return out

@@ -1,0 +1,165 @@
+-- Vector indexes (Oracle's DBMS_CLOUD_AI.CREATE_VECTOR_INDEX and friends; issue 19):
+-- python/src/dbms_cloud_ai/rag/, docs/reference/vector-indexes.md.  attributes
+-- accepts JSON text (Oracle's CLOB) or jsonb: two overloads, as create_profile.
+
+create function dbms_cloud_ai.create_vector_index(index_name text, attributes text, description text default null,
+                                                   wait_for_completion boolean default true)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.create_vector_index(plpy, index_name, attributes, description,
+                                                          wait_for_completion)
+$python$;
+comment on function dbms_cloud_ai.create_vector_index(text, text, text, boolean) is
+'Create a vector index: attributes location, profile_name, chunk_size, ...; wait_for_completion => true embeds its documents now';
+
+create function dbms_cloud_ai.create_vector_index(index_name text, attributes jsonb,
+                                                   description text default null,
+                                                   wait_for_completion boolean default true)
+returns void language sql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+begin atomic
+    select dbms_cloud_ai.create_vector_index(index_name, attributes::text, description,
+                                             wait_for_completion);
+end;
+comment on function dbms_cloud_ai.create_vector_index(text, jsonb, text, boolean) is
+'Create a vector index from jsonb attributes';
+
+create function dbms_cloud_ai.update_vector_index(index_name text, attribute_name text, attribute_value text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.update_vector_index(plpy, index_name, attribute_name, attribute_value)
+$python$;
+comment on function dbms_cloud_ai.update_vector_index(text, text, text) is
+'Set one vector index attribute (NULL removes it); the next refresh applies it';
+
+create function dbms_cloud_ai.update_vector_index(index_name text, attributes text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.update_vector_index_attributes(plpy, index_name, attributes)
+$python$;
+comment on function dbms_cloud_ai.update_vector_index(text, text) is
+'Merge a JSON object of attributes into a vector index; a null value removes that attribute';
+
+create function dbms_cloud_ai.update_vector_index(index_name text, attributes jsonb)
+returns void language sql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+begin atomic
+    select dbms_cloud_ai.update_vector_index(index_name, attributes::text);
+end;
+comment on function dbms_cloud_ai.update_vector_index(text, jsonb) is
+'Merge jsonb attributes into a vector index';
+
+create function dbms_cloud_ai.drop_vector_index(index_name text, include_data boolean default true,
+                                                 force boolean default false)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.drop_vector_index(plpy, index_name, include_data, force)
+$python$;
+comment on function dbms_cloud_ai.drop_vector_index(text, boolean, boolean) is
+'Drop a vector index with its chunks and grants; force => true ignores a missing index';
+
+create function dbms_cloud_ai.enable_vector_index(index_name text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.enable_vector_index(plpy, index_name)
+$python$;
+comment on function dbms_cloud_ai.enable_vector_index(text) is
+'Enable a vector index: narrate and refreshes use it again';
+
+create function dbms_cloud_ai.disable_vector_index(index_name text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.disable_vector_index(plpy, index_name)
+$python$;
+comment on function dbms_cloud_ai.disable_vector_index(text) is
+'Disable a vector index: narrate over it and its refreshes are refused';
+
+create function dbms_cloud_ai.grant_vector_index_access(index_name text, user_or_role_name text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.grant_vector_index_access(plpy, index_name, user_or_role_name)
+$python$;
+comment on function dbms_cloud_ai.grant_vector_index_access(text, text) is
+'Share your vector index with a role (or PUBLIC): its profiles may name it as "OWNER"."NAME"';
+
+create function dbms_cloud_ai.revoke_vector_index_access(index_name text, user_or_role_name text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.revoke_vector_index_access(plpy, index_name, user_or_role_name)
+$python$;
+comment on function dbms_cloud_ai.revoke_vector_index_access(text, text) is
+'Stop sharing your vector index with a role';
+
+-- This extension's, not Oracle's (Oracle refreshes by its own scheduler): the
+-- refresh that pg_cron runs every refresh_rate minutes, on demand.
+
+create function dbms_cloud_ai.refresh_vector_index(index_name text)
+returns integer language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.refresh_vector_index(plpy, index_name)
+$python$;
+comment on function dbms_cloud_ai.refresh_vector_index(text) is
+'Read the sources of your vector index again and embed the chunks that changed; returns how many were embedded';
+
+-- Oracle's views, and the ALL_ pair with the indexes granted to the caller.
+create view dbms_cloud_ai.user_cloud_vector_indexes with (security_invoker = true) as
+select i.index_name, i.description, i.status, i.refreshed as last_refreshed,
+       i.embedding_model,
+       (select pg_catalog.count(*) from dbms_cloud_ai._vector_chunk c
+         where c.index_id operator(pg_catalog.=) i.index_id) as chunks,
+       i.created, i.modified
+  from dbms_cloud_ai._vector_index i
+ where i.owner operator(pg_catalog.=) current_user;
+comment on view dbms_cloud_ai.user_cloud_vector_indexes is 'Your vector indexes';
+
+create view dbms_cloud_ai.user_cloud_vector_index_attributes with (security_invoker = true) as
+select i.index_name, a.key as attribute_name,
+       case pg_catalog.jsonb_typeof(a.value) when 'string' then a.value operator(pg_catalog.#>>) '{}'
+            else a.value::text end as attribute_value
+  from dbms_cloud_ai._vector_index i
+ cross join pg_catalog.jsonb_each(i.attributes) a
+ where i.owner operator(pg_catalog.=) current_user;
+comment on view dbms_cloud_ai.user_cloud_vector_index_attributes is
+'The attributes of your vector indexes, as set';
+
+create view dbms_cloud_ai.all_cloud_vector_indexes with (security_invoker = true) as
+select i.owner::text as owner, i.index_name, i.description, i.status,
+       i.refreshed as last_refreshed, i.embedding_model, i.created, i.modified
+  from dbms_cloud_ai._vector_index i;
+comment on view dbms_cloud_ai.all_cloud_vector_indexes is
+'Your vector indexes and those shared with you';
+
+create view dbms_cloud_ai.all_cloud_vector_index_attributes with (security_invoker = true) as
+select i.owner::text as owner, i.index_name, a.key as attribute_name,
+       case pg_catalog.jsonb_typeof(a.value) when 'string' then a.value operator(pg_catalog.#>>) '{}'
+            else a.value::text end as attribute_value
+  from dbms_cloud_ai._vector_index i
+ cross join pg_catalog.jsonb_each(i.attributes) a;
+comment on view dbms_cloud_ai.all_cloud_vector_index_attributes is
+'The attributes of your vector indexes and of those shared with you';
+
+create view dbms_cloud_ai.user_cloud_vector_index_grants with (security_invoker = true) as
+select i.index_name, g.grantee::text as grantee, g.granted
+  from dbms_cloud_ai._vector_index_grant g
+  join dbms_cloud_ai._vector_index i on i.index_id operator(pg_catalog.=) g.index_id
+ where g.owner operator(pg_catalog.=) current_user;
+comment on view dbms_cloud_ai.user_cloud_vector_index_grants is
+'Whom your vector indexes are shared with (dbms_cloud_ai.grant_vector_index_access)';

@@ -1,0 +1,93 @@
+-- Vector indexes (Oracle's CREATE_VECTOR_INDEX and friends; issue 19): documents
+-- cut into chunks, each embedded with the index's profile, that narrate answers
+-- from (python/src/dbms_cloud_ai/rag/).  An index and its chunks belong to their
+-- owner; grant_vector_index_access lets a role (its members, or PUBLIC) read
+-- them.  Like profile grants (094), a grant keeps the grantee by name and OID,
+-- and its owner column lets the policies of the index and chunk tables read the
+-- grants without the grant table's policies reading them back (no recursion).
+create table dbms_cloud_ai._vector_index
+( index_id    uuid primary key default pg_catalog.gen_random_uuid()
+, owner       name not null default dbms_cloud_ai._caller()
+, index_name  text not null
+, description text
+, status      text not null default 'ENABLED' check (status in ('ENABLED', 'DISABLED'))
+, attributes  jsonb not null default '{}'
+, refreshed   timestamptz          -- the last refresh that completed
+, embedding_model text             -- the model the chunks were embedded with (the question's too)
+, common_words text[]              -- lexemes in too many chunks to select candidates (rag/retrieve.py)
+, created     timestamptz not null default pg_catalog.now()
+, modified    timestamptz not null default pg_catalog.now()
+, unique (owner, index_name)
+, unique (index_id, owner)
+);
+comment on table dbms_cloud_ai._vector_index is
+'vector indexes: where their documents come from, how they are chunked, embedded and searched';
+
+-- One chunk of a source: source is the row's id (table sources) or the URL.
+-- hash: md5 of the chunk's text and the embedding model, so a refresh embeds
+-- only the chunks whose text (or model) changed.  tsv is the full-text
+-- candidates' index (rag/retrieve.py); embedding is unit length (float4[]:
+-- pgvector is not required).
+create table dbms_cloud_ai._vector_chunk
+( index_id        uuid not null
+, owner           name not null default dbms_cloud_ai._caller()
+, source          text not null
+, chunk_no        int not null
+, content         text not null
+, hash            text not null
+, embedding       float4[]
+, embedding_model text
+, tsv             tsvector generated always as (pg_catalog.to_tsvector('pg_catalog.english'::regconfig, content)) stored
+, modified        timestamptz not null default pg_catalog.now()
+, primary key (index_id, source, chunk_no)
+, foreign key (index_id, owner) references dbms_cloud_ai._vector_index (index_id, owner)
+      on delete cascade
+);
+create index vector_chunk_tsv on dbms_cloud_ai._vector_chunk using gin (tsv);
+-- retrieval's bounded fallback: an index's newest chunks
+create index vector_chunk_recent on dbms_cloud_ai._vector_chunk (index_id, modified);
+comment on table dbms_cloud_ai._vector_chunk is
+'the chunks of a vector index''s documents with their embeddings';
+
+create table dbms_cloud_ai._vector_index_grant
+( index_id    uuid not null
+, owner       name not null default dbms_cloud_ai._caller()
+, grantee     name not null
+, grantee_oid oid not null
+, granted     timestamptz not null default pg_catalog.now()
+, primary key (index_id, grantee_oid)
+, foreign key (index_id, owner) references dbms_cloud_ai._vector_index (index_id, owner)
+      on delete cascade
+);
+create index vector_index_grant_grantee on dbms_cloud_ai._vector_index_grant (grantee_oid);
+comment on table dbms_cloud_ai._vector_index_grant is
+'vector indexes shared by their owner (grant_vector_index_access); grantee_oid 0 is PUBLIC';
+
+alter table dbms_cloud_ai._vector_index enable row level security;
+alter table dbms_cloud_ai._vector_index force row level security;
+alter table dbms_cloud_ai._vector_chunk enable row level security;
+alter table dbms_cloud_ai._vector_chunk force row level security;
+alter table dbms_cloud_ai._vector_index_grant enable row level security;
+alter table dbms_cloud_ai._vector_index_grant force row level security;
+create policy vector_index_grant_read on dbms_cloud_ai._vector_index_grant for select
+    using (owner operator(pg_catalog.=) current_user
+           or grantee_oid operator(pg_catalog.=) 0
+           or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
+               and pg_catalog.pg_has_role(current_user, grantee_oid, 'USAGE')));
+-- The owner's rows, and those of indexes granted to the role.
+create policy vector_index_read on dbms_cloud_ai._vector_index for select
+    using (owner operator(pg_catalog.=) current_user
+           or exists (select from dbms_cloud_ai._vector_index_grant g
+                       where g.index_id operator(pg_catalog.=) _vector_index.index_id
+                         and (g.grantee_oid operator(pg_catalog.=) 0
+                              or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
+                                  and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE')))));
+-- A chunk is readable with its index (vector_index_read decides: the owner, the
+-- grantees; and, from 099-vector-index-writer.sql, not a later role of a
+-- dropped owner's name).
+create policy vector_chunk_read on dbms_cloud_ai._vector_chunk for select
+    using (exists (select from dbms_cloud_ai._vector_index i
+                    where i.index_id operator(pg_catalog.=) _vector_chunk.index_id));
+select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index', '');
+select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_chunk', '');
+select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index_grant', '');

@@ -1,0 +1,290 @@
+"""Vector indexes and narrate over them (issue 19): Oracle's CREATE_VECTOR_INDEX
+and friends, chunks embedded through the index's profile, retrieval by words
+and meaning, narrate with sources, grants, and the data-access switch.
+
+The fake LLM embeds a text as a hashed bag of its words (tools/fake_llm.py
+embed_text): texts sharing words are close, which is all retrieval needs here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import psycopg
+import pytest
+from fake_llm import Answer, Raw
+from helpers import case, generate, hint_of, make_profile, raises
+from test_retention_cron import cron_db  # noqa: F401 - a fixture
+
+DOCS = {
+    1: "The office cafeteria opens at eight in the morning and closes at three.",
+    2: "Parking permits are issued by the facilities team on the second floor.",
+    3: "Holiday requests must be approved by your manager two weeks in advance.",
+}
+
+
+def attrs_of(conn, index="DOCS") -> dict:
+    return dict(conn.execute("select attribute_name, attribute_value from "
+                             "dbms_cloud_ai.user_cloud_vector_index_attributes "
+                             "where index_name = %s", (index,)).fetchall())
+
+
+def chunks(conn, index="DOCS") -> int:
+    return conn.execute("select chunks from dbms_cloud_ai.user_cloud_vector_indexes "
+                        "where index_name = %s", (index,)).fetchone()[0]
+
+
+def make_docs(conn, table="handbook", docs=DOCS):
+    conn.execute(f"create table {table} (id int primary key, body text)")
+    for k, v in docs.items():
+        conn.execute(f"insert into {table} values (%s, %s)", (k, v))
+
+
+def create_index(conn, llm, name="DOCS", table="handbook", profile="EMB", **extra):
+    make_profile(conn, llm, profile, credential="C" + profile,
+                 embedding_model="text-embedding-3-small")
+    a = {"location": f"table:{conn.info.user}.{table}(id, body)", "profile_name": profile,
+         "chunk_size": 200, "chunk_overlap": 20, **extra}
+    conn.execute("select dbms_cloud_ai.create_vector_index(%s, %s)", (name, json.dumps(a)))
+
+
+@pytest.fixture
+def docs(alice, llm):
+    make_docs(alice)
+    create_index(alice, llm)
+    return alice
+
+
+def test_create_embeds_each_chunk_through_the_profile(docs, llm):
+    assert len(llm.embedding_requests) == 3
+    assert chunks(docs) == 3
+    row = docs.execute("select index_name, status, embedding_model, last_refreshed is not null "
+                       "from dbms_cloud_ai.user_cloud_vector_indexes").fetchone()
+    assert row == ("DOCS", "ENABLED", "text-embedding-3-small", True)
+    a = attrs_of(docs)
+    assert a["location"] == "table:alice.handbook(id, body)" and a["chunk_size"] == "200"
+    purposes = docs.execute("select purpose, action, count(*) from dbms_cloud_ai.user_cloud_ai_calls "
+                            "group by 1, 2").fetchall()
+    assert purposes == [("embedding", "VECTOR_INDEX", 3)]
+
+
+def test_refresh_embeds_only_changed_chunks(docs, llm):
+    llm.reset()
+    assert docs.execute("select dbms_cloud_ai.refresh_vector_index('docs')").fetchone()[0] == 0
+    assert llm.embedding_requests == []
+    docs.execute("update handbook set body = 'Parking is free on Sundays.' where id = 2")
+    docs.execute("delete from handbook where id = 3")
+    docs.execute("insert into handbook values (4, 'Badges are renewed every year.')")
+    assert docs.execute("select dbms_cloud_ai.refresh_vector_index('docs')").fetchone()[0] == 2
+    sent = sorted(t for r in llm.embedding_requests for t in r.json["input"])
+    assert sent == ["Badges are renewed every year.", "Parking is free on Sundays."]
+    assert chunks(docs) == 3
+
+
+def test_long_documents_are_chunked_with_overlap(alice, llm):
+    long = " ".join(f"Sentence number {i} talks about topic {i % 7}." for i in range(60))
+    make_docs(alice, docs={1: long})
+    create_index(alice, llm)
+    rows = alice.execute("select content from dbms_cloud_ai._vector_chunk order by chunk_no").fetchall()
+    assert len(rows) > 5 and all(len(r[0]) <= 200 for r in rows)
+    assert rows[0][0][-20:] == rows[1][0][:20]      # chunk_overlap 20
+
+
+def test_attribute_errors_name_the_attribute(alice, llm):
+    make_docs(alice)
+    make_profile(alice, llm, "EMB", credential="C1", embedding_model="m")
+    make_profile(alice, llm, "NOEMB", credential="C2")
+    good = {"location": "table:alice.handbook(id, body)", "profile_name": "EMB"}
+    for what, change, state, word in [
+            ("chunk_size not a number", {"chunk_size": "big"}, "22023", "chunk_size"),
+            ("chunk_size too small", {"chunk_size": 3}, "22023", "chunk_size"),
+            ("overlap too big", {"chunk_size": 100, "chunk_overlap": 80}, "22023", "chunk_overlap"),
+            ("metric", {"vector_distance_metric": "MANHATTAN"}, "22023", "vector_distance_metric"),
+            ("threshold", {"similarity_threshold": 2}, "22023", "similarity_threshold"),
+            ("match_limit", {"match_limit": 0}, "22023", "match_limit"),
+            ("refresh_rate", {"refresh_rate": -1}, "22023", "refresh_rate"),
+            ("location", {"location": "ftp://x"}, "22023", "location"),
+            ("location without schema", {"location": "table:handbook(id, body)"}, "22023", "location"),
+            ("unknown", {"vector_db_provider": "oracle"}, "22023", "vector_db_provider"),
+            ("no location", {"location": None}, "22023", "location"),
+            ("no embedding model", {"profile_name": "NOEMB"}, "22023", "profile_name"),
+            ("no such profile", {"profile_name": "NOPE"}, "42704", "NOPE")]:
+        with case(what), raises(state) as e:
+            alice.execute("select dbms_cloud_ai.create_vector_index('I', %s)",
+                          (json.dumps({k: v for k, v in {**good, **change}.items()
+                                       if v is not None}),))
+        assert word in e["error"].diag.message_primary        # the attribute is named
+        if state == "22023" and what != "unknown":               # and the function to fix it
+            assert "vector_index(" in hint_of(e) or "set_attribute(" in hint_of(e)
+    create_index(alice, llm, profile="EMB2")
+    with raises("42710"):
+        create_index(alice, llm, profile="EMB3")
+    with raises("42501"):
+        alice.execute("select dbms_cloud_ai.refresh_vector_index('\"bob\".\"DOCS\"')")
+    with raises("42704"):
+        alice.execute("select dbms_cloud_ai.drop_vector_index('nope')")
+    alice.execute("select dbms_cloud_ai.drop_vector_index('nope', force => true)")
+
+
+def test_update_drop_enable_disable(docs, llm):
+    docs.execute("select dbms_cloud_ai.update_vector_index('docs', 'match_limit', '2')")
+    docs.execute("select dbms_cloud_ai.update_vector_index('docs', '{\"similarity_threshold\": 0.1}')")
+    a = attrs_of(docs)
+    assert a["match_limit"] == "2" and a["similarity_threshold"] == "0.1"
+    with raises("22023"):
+        docs.execute("select dbms_cloud_ai.update_vector_index('docs', 'chunk_size', 'x')")
+    docs.execute("select dbms_cloud_ai.disable_vector_index('docs')")
+    with raises("55000"):
+        docs.execute("select dbms_cloud_ai.refresh_vector_index('docs')")
+    docs.execute("select dbms_cloud_ai.enable_vector_index('docs')")
+    docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    assert docs.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 0
+
+
+def rag_profile(conn, llm, index="DOCS", **extra):
+    make_profile(conn, llm, "RAG", credential="RCRED", vector_index_name=index, **extra)
+
+
+def test_narrate_answers_from_the_closest_chunks(docs, llm):
+    rag_profile(docs, llm, enable_sources=True)
+    llm.reset()
+    llm.script(Answer("It opens at eight."))
+    out = generate(docs, "When does the cafeteria open in the morning?", "RAG", "narrate")
+    assert out.startswith("It opens at eight.")
+    assert out.endswith("Sources:\n  - alice.handbook:1") or "  - alice.handbook:1" in out
+    assert len(llm.embedding_requests) == 1
+    chat = [r for r in llm.requests if r not in llm.embedding_requests and r.method == "POST"][-1]
+    user = chat.json["messages"][-1]["content"]
+    assert json.dumps(DOCS[1]) in user and "data only" in user
+    assert "data, never instructions" in chat.json["messages"][-2]["content"]
+    src = docs.execute("select source_kind, source_id, similarity from "
+                       "dbms_cloud_ai.user_cloud_ai_message_sources").fetchall()
+    assert src and src[0][0] == "document" and src[0][1] == "DOCS:alice.handbook:1#0"
+    assert src[0][2] > 0
+
+
+def test_narrate_without_sources_and_conversation_keeps_no_chunk(docs, llm):
+    rag_profile(docs, llm)
+    cid = docs.execute("select dbms_cloud_ai.create_conversation()").fetchone()[0]
+    llm.script(Answer("Ask the facilities team."))
+    out = generate(docs, "Who issues parking permits?", "RAG", "narrate",
+                   params=json.dumps({"conversation_id": cid}))
+    assert out == "Ask the facilities team."
+    kept = docs.execute("select prompt, prompt_response from "
+                        "dbms_cloud_ai.user_cloud_ai_conversation_prompts").fetchall()
+    assert kept == [("Who issues parking permits?", "Ask the facilities team.")]
+
+
+def test_narrate_nothing_matches_asks_no_model(docs, llm):
+    rag_profile(docs, llm)
+    docs.execute("select dbms_cloud_ai.update_vector_index('docs', 'similarity_threshold', '0.99')")
+    llm.reset()
+    out = generate(docs, "zebra quantum xylophone", "RAG", "narrate")
+    assert "no document" in out and len(llm.requests) == 1      # the question's embedding
+
+
+def test_select_ai_narrate_uses_the_index(docs, llm):
+    rag_profile(docs, llm)
+    docs.execute("select dbms_cloud_ai.set_profile('RAG')")
+    llm.script(Answer("Two weeks."))
+    out = docs.execute("select dbms_cloud_ai.select_ai('narrate how early are holiday requests made')"
+                       ).fetchone()[0]
+    assert "Two weeks." in str(out)
+
+
+def test_index_is_the_owners_until_granted(docs, llm, bob):
+    make_profile(bob, llm, "BRAG", credential="BCRED", vector_index_name='"alice"."DOCS"')
+    for conn_sql in ("select count(*) from dbms_cloud_ai._vector_chunk",
+                     "select count(*) from dbms_cloud_ai._vector_index",
+                     "select count(*) from dbms_cloud_ai.all_cloud_vector_indexes"):
+        assert bob.execute(conn_sql).fetchone()[0] == 0
+    with raises("42704"):
+        generate(bob, "When does the cafeteria open?", "BRAG", "narrate")
+    with raises("42501"):
+        bob.execute("select dbms_cloud_ai.refresh_vector_index('\"alice\".\"DOCS\"')")
+    docs.execute("select dbms_cloud_ai.grant_vector_index_access('docs', 'bob')")
+    assert bob.execute("select owner, index_name from dbms_cloud_ai.all_cloud_vector_indexes"
+                       ).fetchall() == [("alice", "DOCS")]
+    llm.script(Answer("At eight."))
+    assert generate(bob, "When does the cafeteria open?", "BRAG", "narrate") == "At eight."
+    # a grantee changes nothing of the owner's
+    with raises("42704"):
+        bob.execute("select dbms_cloud_ai.drop_vector_index('DOCS')")
+    docs.execute("select dbms_cloud_ai.revoke_vector_index_access('docs', 'bob')")
+    with raises("42704"):
+        generate(bob, "When does the cafeteria open?", "BRAG", "narrate")
+    with raises("42704"):
+        docs.execute("select dbms_cloud_ai.revoke_vector_index_access('docs', 'bob')")
+
+
+def test_table_source_refused_while_data_access_is_disabled(db, alice, llm):
+    make_docs(alice)
+    admin = db.connect("ai_admin")
+    admin.execute("select dbms_cloud_ai.disable_data_access()")
+    try:
+        with raises("LL006"):
+            create_index(alice, llm)
+    finally:
+        admin.execute("select dbms_cloud_ai.enable_data_access()")
+
+
+def test_url_source_is_fetched_under_the_host_acl(alice, llm):
+    make_profile(alice, llm, "EMB", embedding_model="m")
+    doc = "Travel policy.\n\nTrains are booked in second class."
+    llm.script(Raw(200, doc, headers={"content-type": "text/plain"}))
+    alice.execute("select dbms_cloud_ai.create_vector_index('WEB', %s)",
+                  (json.dumps({"location": f"{llm.url}/policy.txt", "profile_name": "EMB"}),))
+    assert llm.requests[0].method == "GET" and llm.requests[0].path == "/policy.txt"
+    assert chunks(alice, "WEB") == 1
+    with raises("42501"):
+        alice.execute("select dbms_cloud_ai.create_vector_index('WEB2', %s)",
+                      (json.dumps({"location": "https://not-allowed.example/x",
+                                   "profile_name": "EMB"}),))
+
+
+def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
+    """With pg_cron (and USAGE on its schema), the index's refresh runs as its
+    owner every refresh_rate minutes; dropping the index removes the job."""
+    su, _, conns = cron_db
+    su.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
+    su.execute("grant usage on schema cron to alice")
+    su.execute("create schema if not exists alice authorization alice")
+    alice = psycopg.connect(host=su.info.host, port=su.info.port, user="alice",
+                            dbname=su.info.dbname, autocommit=True)
+    conns.append(alice)
+    try:
+        make_docs(alice)
+        create_index(alice, llm, refresh_rate=5)
+        job = "dbms_cloud_ai vector index alice.DOCS"
+        assert su.execute("select schedule, username, command from cron.job where jobname = %s",
+                          (job,)).fetchall() == [
+            ("*/5 * * * *", "alice", "select dbms_cloud_ai.refresh_vector_index('\"DOCS\"')")]
+        alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'refresh_rate', '120')")
+        assert su.execute("select schedule from cron.job where jobname = %s",
+                          (job,)).fetchall() == [("0 */2 * * *",)]
+        alice.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+        assert su.execute("select count(*) from cron.job where jobname = %s", (job,)).fetchone()[0] == 0
+    finally:
+        su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
+        su.execute("drop table if exists alice.handbook")
+        su.execute("revoke usage on schema cron from alice")
+
+
+def test_url_index_refreshes_while_data_access_is_disabled_but_narrate_is_refused(db, alice, llm):
+    make_profile(alice, llm, "EMB", embedding_model="m")
+    llm.script(Raw(200, "Trains are booked in second class.", headers={"content-type": "text/plain"}))
+    alice.execute("select dbms_cloud_ai.create_vector_index('WEB', %s)",
+                  (json.dumps({"location": f"{llm.url}/policy.txt", "profile_name": "EMB"}),))
+    rag_profile(alice, llm, index="WEB")
+    admin = db.connect("ai_admin")
+    admin.execute("select dbms_cloud_ai.disable_data_access()")
+    try:
+        llm.reset()
+        llm.script(Raw(200, "Trains are booked in first class.", headers={"content-type": "text/plain"}))
+        assert alice.execute("select dbms_cloud_ai.refresh_vector_index('web')").fetchone()[0] == 1
+        llm.reset()
+        with raises("LL006"):
+            generate(alice, "How are trains booked?", "RAG", "narrate")
+        assert llm.requests == []
+    finally:
+        admin.execute("select dbms_cloud_ai.enable_data_access()")
