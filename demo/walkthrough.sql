@@ -309,6 +309,29 @@ SET dbms_cloud_ai.http_timeout = :'timeout';
 SELECT dbms_cloud_ai.set_profile('DEMO_PROFILE');
 SELECT dbms_cloud_ai.revoke_profile_access('DEMO_PROFILE', 'demo_analyst');
 
+\echo
+\echo '==> 30. A vector index over your documents (CREATE_VECTOR_INDEX), and narrate answering from it with its sources'
+\if :offline
+CREATE TABLE demo_user.handbook (id int PRIMARY KEY, body text NOT NULL);
+INSERT INTO demo_user.handbook VALUES
+  (1, 'Returns: unworn shoes come back within 60 days with the receipt. Worn trail shoes come back within 14 days, only if they failed.'),
+  (2, 'Holidays: staff ask for holidays at least four weeks ahead, through the shift planner.'),
+  (3, 'Warranty: soles and uppers carry a two-year warranty against manufacturing defects.');
+SELECT dbms_cloud_ai.set_attribute('DEMO_PROFILE', 'embedding_model', 'text-embedding-3-small');
+SELECT dbms_cloud_ai.create_vector_index(
+         index_name => 'HANDBOOK',
+         attributes => '{"location": "table:demo_user.handbook(id, body)", "profile_name": "DEMO_PROFILE", "match_limit": 2}');
+SELECT index_name, status FROM dbms_cloud_ai.user_cloud_vector_indexes;
+SELECT dbms_cloud_ai.create_profile('HANDBOOK_QA',
+         :'profile_attrs'::jsonb || '{"vector_index_name": "HANDBOOK", "enable_sources": true}'::jsonb);
+SELECT dbms_cloud_ai.generate('How long do I have to return worn trail shoes?', 'HANDBOOK_QA', 'narrate') AS answer;
+SELECT source_kind, source_id, round(similarity::numeric, 2) AS similarity
+  FROM dbms_cloud_ai.user_cloud_ai_message_sources WHERE source_kind = 'document';
+\else
+\echo '-- A vector index needs an embedding model as well as this chat model: see'
+\echo '-- docs/reference/vector-indexes.md, or run DEMO_OFFLINE=1 make demo to see these steps.'
+\endif
+
 \if :has_question
 \echo
 \echo '==> Your question (DEMO_QUESTION), through select_ai: runsql unless it starts with an action'

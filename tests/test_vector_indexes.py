@@ -149,8 +149,11 @@ def test_narrate_answers_from_the_closest_chunks(docs, llm):
     rag_profile(docs, llm, enable_sources=True)
     llm.reset()
     llm.script(Answer("It opens at eight."))
+    notices: list[str] = []
+    docs.add_notice_handler(lambda d: notices.append(d.message_primary or ""))
     out = generate(docs, "When does the cafeteria open in the morning?", "RAG", "narrate")
     assert out.startswith("It opens at eight.")
+    assert notices == []        # the question's stop words ("when", "does", "the") say nothing
     assert out.endswith("Sources:\n  - alice.handbook:1") or "  - alice.handbook:1" in out
     assert len(llm.embedding_requests) == 1
     chat = [r for r in llm.requests if r not in llm.embedding_requests and r.method == "POST"][-1]

@@ -57,11 +57,14 @@ _COSINE = embeddings.cosine_sql("c.embedding", "$3::float4[]")
 # $7 candidates, $8 fallback scan size (0: none), $9 matches ranked at most
 _SEARCH = f"""
     with lexemes as (
-        select x.q, pg_catalog.btrim(x.q::text, '''') = any (coalesce(i.common_words, '{{}}')) as common
+        -- to_tsvector, not plainto_tsquery per word: a stop word then drops out
+        -- silently instead of raising a NOTICE to the caller
+        select pg_catalog.quote_literal(l.lexeme)::tsquery as q,
+               l.lexeme = any (coalesce(i.common_words, '{{}}')) as common
           from dbms_cloud_ai._vector_index i,
-               pg_catalog.unnest($2::text[]) as t(word),
-               lateral (select pg_catalog.plainto_tsquery('pg_catalog.english', t.word) as q) x
-         where i.index_id = $1::uuid and pg_catalog.numnode(x.q) > 0),
+               pg_catalog.unnest(pg_catalog.tsvector_to_array(pg_catalog.to_tsvector(
+                   'pg_catalog.english', pg_catalog.array_to_string($2::text[], ' ')))) as l(lexeme)
+         where i.index_id = $1::uuid),
     query as (
         select coalesce(
                    (select pg_catalog.string_agg(l.q::text, ' | ') from lexemes l where not l.common),
