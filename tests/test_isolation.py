@@ -108,7 +108,8 @@ BOB_CALLS_WITH_ALICES_NAMES = {
     "dbms_cloud_ai.generate_synthetic_data(text,text,text,integer,text,text,text[])":
         "select dbms_cloud_ai.generate_synthetic_data('P', 'nothing_here', 'public', 1)",
     "dbms_cloud_ai.generate_synthetic_data(text,text,text)":
-        """select dbms_cloud_ai.generate_synthetic_data('P', '[{"owner": "public", "name": "x", "record_count": 1}]')""",
+        """select dbms_cloud_ai.generate_synthetic_data('P',
+                  '[{"owner": "public", "name": "x", "record_count": 1}]')""",
 }
 # A filter on the caller's own rows: an unknown profile simply matches nothing.
 RETURNS_EMPTY_FOR_UNKNOWN_PROFILE = ("dbms_cloud_ai.export_negative_feedback(text,boolean)",)
