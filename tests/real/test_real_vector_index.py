@@ -1,0 +1,46 @@
+"""Vector indexes against real servers (issue 19): documents embedded by all-MiniLM-L6-v2
+(infinity, behind the litellm gateway), a question whose words mostly miss the answer's
+chunk found by meaning, and the local model answering from it with its source.  One base
+URL serves chat and embeddings (the gateway).  The fixtures: tests/real/real_fixtures.py."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import generate
+from real_fixtures import gateway, gateway_profile, local_embeddings, local_model  # noqa: F401
+
+pytestmark = pytest.mark.real
+
+HANDBOOK = {
+    1: "Holidays: staff ask for holidays at least four weeks ahead, through the shift planner.",
+    2: "Returns: unworn shoes come back within 60 days with the receipt. Worn trail shoes "
+       "come back within 14 days, only if they failed.",
+    3: "Parking: the staff car park behind the warehouse opens at 6 in the morning.",
+}
+
+
+def test_narrate_answers_from_the_indexed_document_with_its_source(db, alice, gateway, local_model,
+                                                                  local_embeddings):
+    conn = gateway_profile(db, alice, gateway, "openai", local_model.name)
+    conn.execute("select dbms_cloud_ai.set_attribute('P', 'embedding_model', %s)",
+                 (local_embeddings.name,))
+    db.admin.execute("create table alice.handbook (id int primary key, body text not null)")
+    db.admin.execute("grant select on alice.handbook to alice")
+    for k, body in HANDBOOK.items():
+        db.admin.execute("insert into alice.handbook values (%s, %s)", (k, body))
+    conn.execute("select dbms_cloud_ai.create_vector_index('HANDBOOK', %s)", (json.dumps(
+        {"location": "table:alice.handbook(id, body)", "profile_name": "P", "match_limit": 2}),))
+    assert conn.execute("select chunks, embedding_model from dbms_cloud_ai.user_cloud_vector_indexes"
+                        ).fetchone() == (3, local_embeddings.name)
+    conn.execute("select dbms_cloud_ai.set_attribute('P', 'vector_index_name', 'HANDBOOK')")
+    conn.execute("select dbms_cloud_ai.set_attribute('P', 'enable_sources', 'true')")
+    answer = generate(conn, "How many days do I have to send back running shoes I wore?", "P",
+                      "narrate")
+    assert "14" in answer, answer
+    assert "alice.handbook:2" in answer, answer            # the sources, listed
+    [(source, similarity)] = conn.execute(
+        "select source_id, similarity from dbms_cloud_ai.user_cloud_ai_message_sources "
+        "where source_kind = 'document' order by similarity desc limit 1").fetchall()
+    assert source.endswith("alice.handbook:2#0") and similarity > 0.3, (source, similarity)
