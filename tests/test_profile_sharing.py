@@ -281,3 +281,22 @@ def test_text_actions_and_the_owners_credential_state(shared, llm):
     with raises("42704"):
         generate(bob, "hi", '"alice"."SALES"')
     assert len(llm.requests) == n
+
+
+def test_hostile_names_are_refused_quickly_and_the_server_survives(shared, db):
+    alice, bob = shared
+    witness = db.connect("carol")
+    for name in ("a" * 1_000_000, '"alice".' + '"x".' * 50_000 + '"P"', "." * 100_000,
+                 '"' + "\\" * 100_000 + '"."P"', "alice.sales" + " " * 10_000 + "x"):
+        with raises("22023"):
+            bob.execute("select dbms_cloud_ai.generate('q', %s, 'chat')", (name,))
+    with raises("42704"):            # a quoted owner may hold any character: just no such profile
+        bob.execute("select dbms_cloud_ai.generate('q', %s, 'chat')", ('"al\x01ice"."SALES"',))
+    for role in ("b" * 1_000_000, "bob\x01", "bob; drop role alice"):
+        with raises("22023"):
+            alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', %s)", (role,))
+    with raises("22023"):            # longer than any role name can be
+        alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', %s)", ('"' + "b" * 5000 + '"',))
+    with raises("42704"):            # a quoted name of a role that does not exist
+        alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', %s)", ('"' + "b" * 63 + '"',))
+    assert witness.execute("select 1").fetchone()[0] == 1

@@ -27,7 +27,7 @@ def _check_secret(password):
 def create(plpy, credential_name, username, password):
     name = names.normalize(credential_name, "credential")
     _check_secret(password)
-    owner = db.one(plpy, "select current_user::text as u")["u"]
+    owner = db.current_user(plpy)
     blob, kid = crypto.encrypt(owner, name, password, roles.binding(plpy))
     row = writer.one(plpy, """
         insert into dbms_cloud._credential (owner, credential_name, username, secret, key_id)
@@ -55,7 +55,7 @@ def update(plpy, credential_name, attribute, value):
     attr = attribute.strip().lower()
     if attr == "password":
         _check_secret(value)
-        owner = db.one(plpy, "select current_user::text as u")["u"]
+        owner = db.current_user(plpy)
         blob, kid = crypto.encrypt(owner, name, value, roles.binding(plpy))
         row = writer.one(plpy, """
             update dbms_cloud._credential set secret = $2, key_id = $3, modified = now()

@@ -24,6 +24,11 @@ def one(plpy, sql: str, types: tuple[str, ...] = (), args: tuple = ()):
     return rows[0] if rows.nrows() else None
 
 
+def current_user(plpy) -> str:
+    """The role running the statement (the caller, in SECURITY INVOKER functions)."""
+    return one(plpy, "select current_user::text as u")["u"]
+
+
 def spi_detail_hint(e) -> tuple[str | None, str | None]:
     """The DETAIL and HINT of a plpy.SPIError (its ``spidata`` is (sqlstate,
     detail, hint, ...); absent on errors plpy raised itself)."""

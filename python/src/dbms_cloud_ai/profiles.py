@@ -82,18 +82,8 @@ def create(plpy, profile_name, attributes_json, status, description):
                                    "dbms_cloud_ai.set_attributes().")
 
 
-def _own_name(plpy, profile_name, what: str) -> str:
-    """The name of the caller's own profile; a profile shared with it: 42501."""
-    ref = sharing.parse(profile_name)
-    if ref.owner is not None:
-        who = db.one(plpy, "select current_user::text as u")["u"]
-        if sharing.resolve_owner(plpy, ref, who) is not None:
-            raise sharing.owner_only(ref, what)
-    return ref.name
-
-
 def load(plpy, profile_name, what: str = "change it") -> Profile:
-    name = _own_name(plpy, profile_name, what)
+    name = sharing.own_name(plpy, profile_name, what)
     row = db.one(plpy, """
         select profile_id, status, attributes::text as attributes,
                attribute_text::text as texts from dbms_cloud_ai._profile
@@ -105,7 +95,7 @@ def load(plpy, profile_name, what: str = "change it") -> Profile:
 
 
 def drop(plpy, profile_name, force):
-    name = _own_name(plpy, profile_name, "drop it")
+    name = sharing.own_name(plpy, profile_name, "drop it")
     gone = writer.one(plpy, "delete from dbms_cloud_ai._profile where owner = dbms_cloud_ai._caller() "
                         "and profile_name = $1 returning 1 as x", ("text",), (name,))
     if gone is None and not force:
@@ -172,15 +162,15 @@ def get_session(plpy):
     """The session profile's name (a shared one as "owner"."NAME"), if the
     current role may still use it."""
     row = db.one(plpy, f"""
-        select p.profile_name, p.owner::text as owner from dbms_cloud_ai._profile p
+        select p.profile_name, p.owner::text as owner, p.owner = current_user as mine
+          from dbms_cloud_ai._profile p
          where p.owner = coalesce(nullif(pg_catalog.current_setting($2, true), ''), current_user)
            and p.profile_name = nullif(pg_catalog.current_setting($1, true), '')
            and {sharing.USABLE}""",
                  ("text", "text"), (SESSION_GUC, OWNER_GUC))
     if row is None:
         return None
-    who = db.one(plpy, "select current_user::text as u")["u"]
-    return row["profile_name"] if row["owner"] == who else sharing.display(row["owner"], row["profile_name"])
+    return row["profile_name"] if row["mine"] else sharing.display(row["owner"], row["profile_name"])
 
 
 def clear_session(plpy):
@@ -233,7 +223,7 @@ def for_call(plpy, profile_name, enabled_only: bool = True) -> CallContext:
         ref = sharing.parse(profile_name)
         name = ref.name
         if ref.owner is not None:
-            owner = sharing.resolve_owner(plpy, ref, db.one(plpy, "select current_user::text as u")["u"])
+            owner = sharing.resolve_owner(plpy, ref)
     row = db.one(plpy, _CALL, ("text", "text", "text", "text"), (name, SESSION_GUC, owner, OWNER_GUC))
     if row is None:
         roles.check(plpy)   # a later role of a dropped role's name: say so, not "does not exist"

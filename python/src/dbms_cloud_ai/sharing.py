@@ -24,6 +24,7 @@ from . import db, names, writer
 from .errors import InsufficientPrivilege, InvalidParameter, NullValue, UndefinedObject
 
 PUBLIC = "PUBLIC"
+ROLE_NAME_BYTES = 63   # PostgreSQL's NAMEDATALEN - 1: no role has a longer name
 _HINT_GRANT = ("Share it with dbms_cloud_ai.grant_profile_access(profile_name, "
                "user_or_role_name).")
 _SIMPLE_ROLE = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*\Z")
@@ -70,6 +71,9 @@ def parse(raw: str | None, kind: str = "profile") -> Ref:
         return Ref(None, names.normalize(raw, kind))
     owner_text, name_text = parts
     name = names.normalize(name_text, kind)
+    if len(owner_text.encode()) > ROLE_NAME_BYTES + 2:
+        raise InvalidParameter(f"{kind} owner is longer than a role name ({ROLE_NAME_BYTES} bytes)",
+                               hint='Name a shared profile as "OWNER"."NAME".')
     if owner_text.startswith('"'):
         return Ref(owner_text[1:-1], name)
     if not _SIMPLE_ROLE.match(owner_text):
@@ -94,17 +98,17 @@ USABLE = """(p.owner = current_user
                                and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE')))))"""
 
 _OWNER = f"""
-    select p.owner::text as owner from dbms_cloud_ai._profile p
+    select p.owner::text as owner, p.owner = current_user as mine from dbms_cloud_ai._profile p
      where p.profile_name = $1 and {USABLE}
        and pg_catalog.lower(p.owner::text) = pg_catalog.lower($2)
      order by (p.owner = $2) desc, p.owner limit 2"""
 
 
-def resolve_owner(plpy, ref: Ref, who: str) -> str | None:
+def resolve_owner(plpy, ref: Ref) -> str | None:
     """The exact owner of the profile ``ref`` names, among the profiles the caller
     may read (its own and those shared with it); None when it is the caller's
-    own; 42704 when there is none; 42725 when two owners match ignoring case."""
-    if ref.owner is None or ref.owner == who:
+    own; 42704 when there is none; 22023 when two owners match ignoring case."""
+    if ref.owner is None:
         return None
     rows = db.query(plpy, _OWNER, ("text", "text"), (ref.name, ref.owner))
     if rows.nrows() == 0:
@@ -117,8 +121,16 @@ def resolve_owner(plpy, ref: Ref, who: str) -> str | None:
             f"profile owner {ref.owner} is ambiguous",
             detail=f"Roles {rows[0]['owner']} and {rows[1]['owner']} both share a profile {ref.name}.",
             hint='Quote the owner as written: "owner"."NAME".')
-    owner = rows[0]["owner"]
-    return None if owner == who else owner
+    return None if rows[0]["mine"] else rows[0]["owner"]
+
+
+def own_name(plpy, profile_name, what: str) -> str:
+    """The name of the caller's own profile; one shared with it: 42501 (only
+    its owner may ``what``)."""
+    ref = parse(profile_name)
+    if resolve_owner(plpy, ref) is not None:
+        raise owner_only(ref, what)
+    return ref.name
 
 
 # What a grantee may not change per call (generate's attributes): where the
@@ -150,16 +162,19 @@ def owner_only(ref: Ref, what: str) -> InsufficientPrivilege:
 
 # --- grant and revoke ---------------------------------------------------------------------
 
-def _grantee(plpy, raw) -> tuple[str, int]:
+def grantee(plpy, raw, granting: str | None = None) -> tuple[str, int]:
     """A role as Oracle scripts name users and roles: PUBLIC, a quoted name as
     written, an unquoted one as written if such a role exists, else folded to
-    lower case; with its OID (0 for PUBLIC)."""
+    lower case; with its OID (0 for PUBLIC).  ``granting`` (the object being
+    shared): the caller itself is refused, it needs no grant."""
     hint = "Pass an existing role name as user_or_role_name (or 'PUBLIC')."
     if raw is None:
         raise NullValue("user_or_role_name must not be NULL", hint=hint)
     text = raw.strip()
     if text.upper() == PUBLIC:
         return PUBLIC, 0
+    if len(text.encode()) > ROLE_NAME_BYTES + 2:
+        raise InvalidParameter(f"role name is longer than {ROLE_NAME_BYTES} bytes", hint=hint)
     if len(text) >= 2 and text[0] == text[-1] == '"':
         candidates = [text[1:-1]]
     elif _SIMPLE_ROLE.match(text):
@@ -167,51 +182,48 @@ def _grantee(plpy, raw) -> tuple[str, int]:
     else:
         raise InvalidParameter(f"invalid role name {raw!r}", hint=hint)
     row = db.one(plpy, """
-        select r.rolname::text as name, r.oid::int8 as oid from pg_catalog.pg_roles r
+        select r.rolname::text as name, r.oid::int8 as oid, r.rolname = current_user as me
+          from pg_catalog.pg_roles r
          where r.rolname = any ($1::text[]) order by r.rolname = $2 desc limit 1""",
                  ("text[]", "text"), (candidates, candidates[0]))
     if row is None or not text:
         raise UndefinedObject(f"role {text or raw!r} does not exist", hint=hint)
+    if granting and row["me"]:
+        raise InvalidParameter(f"{granting} is yours: you need no grant to use it",
+                               hint="Pass another role as user_or_role_name.")
     return row["name"], row["oid"]
 
 
 def _own_profile(plpy, profile_name) -> tuple[int, str]:
-    ref = parse(profile_name)
-    who = db.one(plpy, "select current_user::text as u")["u"]
-    if ref.owner is not None and ref.owner != who:
-        if resolve_owner(plpy, ref, who) is not None:
-            raise owner_only(ref, "share it")
+    name = own_name(plpy, profile_name, "share it")
     row = db.one(plpy, "select profile_id from dbms_cloud_ai._profile "
-                       "where owner = current_user and profile_name = $1", ("text",), (ref.name,))
+                       "where owner = current_user and profile_name = $1", ("text",), (name,))
     if row is None:
-        raise UndefinedObject(f'profile "{ref.name}" does not exist',
+        raise UndefinedObject(f'profile "{name}" does not exist',
                               hint="Create it with dbms_cloud_ai.create_profile(profile_name, "
                                    "attributes).")
-    return row["profile_id"], ref.name
+    return row["profile_id"], name
 
 
 def grant(plpy, profile_name, user_or_role_name) -> None:
     """GRANT_PROFILE_ACCESS: idempotent; the owner itself needs no grant."""
     profile_id, name = _own_profile(plpy, profile_name)
-    grantee, oid = _grantee(plpy, user_or_role_name)
-    if grantee == db.one(plpy, "select current_user::text as u")["u"]:
-        raise InvalidParameter(f"profile {name} is yours: you need no grant to use it",
-                               hint="Pass another role as user_or_role_name.")
+    role, oid = grantee(plpy, user_or_role_name, granting=f"profile {name}")
     writer.query(plpy, """
         insert into dbms_cloud_ai._profile_grant (profile_id, grantee, grantee_oid)
         values ($1, $2, $3) on conflict (profile_id, grantee_oid) do nothing""",
-                 ("int8", "text", "oid"), (profile_id, grantee, oid))
+                 ("int8", "text", "oid"), (profile_id, role, oid))
 
 
 def revoke(plpy, profile_name, user_or_role_name) -> None:
     """REVOKE_PROFILE_ACCESS: 42704 when the profile was not shared with that role."""
     profile_id, name = _own_profile(plpy, profile_name)
-    grantee, oid = _grantee(plpy, user_or_role_name)
+    role, oid = grantee(plpy, user_or_role_name)
     if writer.one(plpy, """
             delete from dbms_cloud_ai._profile_grant
              where profile_id = $1 and grantee_oid = $2 and owner = dbms_cloud_ai._caller()
             returning 1 as x""", ("int8", "oid"), (profile_id, oid)) is None:
-        raise UndefinedObject(f"profile {name} is not shared with {grantee}",
+        raise UndefinedObject(f"profile {name} is not shared with {role}",
                               hint="List its grants in dbms_cloud_ai.user_cloud_ai_profile_grants.")
 
 

@@ -226,7 +226,7 @@ def unschedule_conversation_purge(plpy):
 
 @sql_entry
 def pending_calls(plpy):
-    return accounting.pending(plpy, db.one(plpy, "select current_user::text as u")["u"])
+    return accounting.pending(plpy, db.current_user(plpy))
 
 
 @sql_entry

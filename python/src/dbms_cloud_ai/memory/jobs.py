@@ -287,7 +287,7 @@ def run_detached(plpy, conversation_id: str, token: str, owner: str) -> str:
     back what the job wrote since its last commit and records the failure, as
     the runner, with its SQLSTATE (reason "runner: <sqlstate>")."""
     settings = {"plan_cache_mode": "force_custom_plan"}   # a backlog that began on empty tables
-    if owner != db.one(plpy, "select current_user::text as u")["u"]:
+    if owner != db.current_user(plpy):
         settings["role"] = owner   # its row-level security, credential, ACEs and budget apply
     try:
         detached.begin(plpy, settings, name="dbms_cloud_ai.run_memory_jobs")

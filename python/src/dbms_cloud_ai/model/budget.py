@@ -61,7 +61,7 @@ def check(plpy, ctx, messages: list[dict], reserve: bool = True) -> None:
         else parse(db.one(plpy, _BUDGETS)["budgets"])
     if not budgets:
         return
-    who = ctx.who if ctx is not None else db.one(plpy, "select current_user::text as u")["u"]
+    who = ctx.who if ctx is not None else db.current_user(plpy)
     own_limit, all_limit = budgets.get(who), budgets.get("PUBLIC")
     if own_limit is None and all_limit is None:
         return

@@ -129,10 +129,8 @@ def set_status(plpy, index_name, enabled: bool) -> None:
 
 def grant(plpy, index_name, user_or_role_name) -> None:
     row = _own(plpy, index_name)
-    grantee, oid = sharing._grantee(plpy, user_or_role_name)
-    if grantee == db.one(plpy, "select current_user::text as u")["u"]:
-        raise InvalidParameter(f"vector index {row['index_name']} is yours: you need no grant",
-                               hint="Pass another role as user_or_role_name.")
+    grantee, oid = sharing.grantee(plpy, user_or_role_name,
+                                   granting=f"vector index {row['index_name']}")
     writer.query(plpy, """
         insert into dbms_cloud_ai._vector_index_grant (index_id, grantee, grantee_oid)
         values ($1::uuid, $2, $3) on conflict (index_id, grantee_oid) do nothing""",
@@ -141,7 +139,7 @@ def grant(plpy, index_name, user_or_role_name) -> None:
 
 def revoke(plpy, index_name, user_or_role_name) -> None:
     row = _own(plpy, index_name)
-    grantee, oid = sharing._grantee(plpy, user_or_role_name)
+    grantee, oid = sharing.grantee(plpy, user_or_role_name)
     if writer.one(plpy, """
             delete from dbms_cloud_ai._vector_index_grant
              where index_id = $1::uuid and grantee_oid = $2 and owner = dbms_cloud_ai._caller()

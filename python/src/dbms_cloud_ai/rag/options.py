@@ -122,7 +122,7 @@ def own_name(index_name, plpy) -> str:
     """The caller's own index name; "OWNER"."NAME" of another owner is 42501
     (only owners change, refresh or drop an index; nothing says whether it exists)."""
     ref = sharing.parse(index_name, "vector index")
-    if ref.owner is not None and ref.owner != db.one(plpy, "select current_user::text as u")["u"]:
+    if ref.owner is not None and ref.owner != db.current_user(plpy):
         raise InsufficientPrivilege(
             f"only the owner of vector index {sharing.display(ref.owner, ref.name)} can change it",
             hint="Create an index of your own with dbms_cloud_ai.create_vector_index().")

@@ -18,7 +18,7 @@ def _cron(plpy) -> bool:
 
 
 def job_name(plpy, name: str) -> str:
-    who = db.one(plpy, "select current_user::text as u")["u"]
+    who = db.current_user(plpy)
     return f"dbms_cloud_ai vector index {who}.{name}"
 
 
