@@ -156,7 +156,9 @@ bench: deps install key venv
 	    && { [ -z "$$LOCAL_MODEL_URL" ] || $(VENV)/bin/python bench/eval_memory.py \
 	         --url "$$LOCAL_MODEL_URL" --model "$${LOCAL_MODEL_NAME:-local}"; } \
 	    && $(VENV)/bin/python bench/bench_cold_start.py && $(VENV)/bin/python bench/bench_load.py \
-	    && $(VENV)/bin/python bench/bench_vector_index.py; \
+	    && $(VENV)/bin/python bench/bench_vector_index.py \
+	    && { [ -z "$$LOCAL_EMBED_URL" ] || $(VENV)/bin/python bench/eval_vector_index.py \
+	         --url "$$LOCAL_EMBED_URL" --model "$${LOCAL_EMBED_NAME:-all-minilm-l6-v2}"; }; \
 	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DURABLE_DIR); [ $$status = 0 ] || exit $$status
 	@echo; echo "=== again with fsync and synchronous_commit off: NOT PostgreSQL's defaults ==="
 	scripts/pg-cluster.sh stop $(BENCH_DIR); rm -rf $(BENCH_DIR)

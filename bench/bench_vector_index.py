@@ -1,4 +1,4 @@
-"""Vector indexes (issue 19): build throughput and retrieval latency, without pgvector.
+"""Vector indexes (issue 19): build throughput and retrieval latency on each path.
 
 Run by `make bench` against a throwaway cluster (DCA_PGHOST / DCA_PGPORT), or
 against any server where postgres is a trust-auth superuser:
@@ -21,14 +21,14 @@ made-up words, so full-text matches are neither all nor none of the chunks.
    target); the question's vector is the fake's embedding of them.  Timed from
    the client as bench_rag_user (row-level security applies), PREPAREd with the
    types the extension uses, excluding the embedding call:
-   - words+cosine: rag/retrieve.py's statement (GIN full-text candidates, the
-     200 best by ts_rank, re-ranked by cosine; a bounded scan of 2,000 when
-     words find fewer than match_limit);
+   - words+cosine: rag/retrieve.py's statement without pgvector (GIN full-text
+     candidates, the best by ts_rank, re-ranked by cosine; bounded fallbacks);
+   - hnsw: rag/ann.py, pgvector's HNSW index of the vector index (when the
+     server has pgvector: the database gets CREATE EXTENSION vector; the
+     1,000-chunk index builds it at create, the bulk-loaded one is timed);
    - exact scan: cosine over every chunk of the index (the quality reference).
    Quality: how often the target chunk is among the 5 returned, and how many of
-   the exact scan's 5 the fast path also returns (recall@5).
-3. pgvector: reported as available or not (not packaged for PostgreSQL 15 on
-   Debian 12; the extension does not use it yet: docs/reference/vector-indexes.md).
+   the exact scan's 5 each path also returns (recall@5).
 
 A benchmark, not a test: it exits 0 whatever the figures (2 if no server).
 """
@@ -83,11 +83,12 @@ EXACT = f"""
      order by similarity desc, c.source, c.chunk_no limit $4"""
 
 
-# What narrate runs, inside the backend: retrieve.search (the chunks read as
-# dbms_cloud_ai_owner through the writer's gate, so the GIN index applies), or
-# the exact scan (as the caller: a scan of the index's chunks by its id).
+# What narrate runs, inside the backend: retrieve.search on one path (the
+# chunks read as dbms_cloud_ai_owner through the writer's gate, so the GIN and
+# HNSW indexes apply), or the exact scan (as the caller: a scan of the index's
+# chunks by its id).
 HARNESS = r"""
-create function public.bench_rag_search(index_id text, question text, vec float4[], exact boolean)
+create function public.bench_rag_search(index_id text, question text, vec float4[], path text)
 returns setof text language plpython3u volatile
 as $python$
     import importlib
@@ -96,44 +97,49 @@ as $python$
     retrieve = importlib.import_module("dbms_cloud_ai.rag.retrieve")
     embeddings = importlib.import_module("dbms_cloud_ai.model.embeddings")
     v = embeddings.Vector(list(vec), "m")
-    if exact:
+    if path == "exact":
         plan = GD.get("bench_rag_exact")
         if plan is None:
             plan = GD["bench_rag_exact"] = plpy.prepare(EXACT_SQL, ["text", "float4[]", "text", "int4"])
         return [r["source"] for r in plan.execute([index_id, vec, "m", LIMIT])]
-    return [r["source"] for r in retrieve.search(plpy, index_id, question, v, 0.0, LIMIT)]
+    return [r["source"] for r in retrieve.search(plpy, index_id, question, v, 0.0, LIMIT, path=path)]
 $python$;
 """
+PATHS = {"text": "words+cosine", "hnsw": "hnsw (pgvector)", "exact": "exact scan"}
 
 
-def measure(conn, index_id, questions, model, exact_n):
-    fast_ms, exact_ms, hits_fast, hits_exact, overlap = [], [], 0, 0, []
+def measure(conn, index_id, questions, paths, exact_n):
+    """Per path: latencies, target hit rate, recall@LIMIT against the exact scan."""
     call = "select * from public.bench_rag_search(%s, %s, %s::float4[], %s)"
-    conn.execute(call, (index_id, "warm up", embed_text("warm up"), False)).fetchall()
+    got = {p: {"ms": [], "hits": 0, "n": 0, "overlap": []} for p in paths + ["exact"]}
+    for p in paths:
+        conn.execute(call, (index_id, "warm up", embed_text("warm up"), p)).fetchall()
     for i, (q, target) in enumerate(questions):
         vec = embed_text(q)
-        t = time.perf_counter()
-        fast = {r[0] for r in conn.execute(call, (index_id, q, vec, False), prepare=True)}
-        fast_ms.append((time.perf_counter() - t) * 1000)
-        hits_fast += target in fast
-        if i < exact_n:
+        found = {}
+        for p in paths + (["exact"] if i < exact_n else []):
             t = time.perf_counter()
-            ref = {r[0] for r in conn.execute(call, (index_id, q, vec, True), prepare=True)}
-            exact_ms.append((time.perf_counter() - t) * 1000)
-            hits_exact += target in ref
-            overlap.append(len(fast & ref) / max(1, len(ref)))
-    return summary(fast_ms), summary(exact_ms) if exact_ms else None, \
-        hits_fast / len(questions), hits_exact / max(1, min(exact_n, len(questions))), \
-        sum(overlap) / max(1, len(overlap))
+            found[p] = {r[0] for r in conn.execute(call, (index_id, q, vec, p), prepare=True)}
+            g = got[p]
+            g["ms"].append((time.perf_counter() - t) * 1000)
+            g["hits"] += target in found[p]
+            g["n"] += 1
+        if "exact" in found:
+            for p in paths:
+                got[p]["overlap"].append(len(found[p] & found["exact"]) / max(1, len(found["exact"])))
+    return got
 
 
-def report(label, fast, exact, hit_fast, hit_exact, recall):
-    print(f"  {label}: words+cosine p50 {fast['p50']:.2f} ms  p95 {fast['p95']:.2f} ms"
-          f"  target in top {LIMIT}: {hit_fast:.0%}")
-    if exact:
-        print(f"  {label}: exact scan   p50 {exact['p50']:.2f} ms  p95 {exact['p95']:.2f} ms"
-              f"  target in top {LIMIT}: {hit_exact:.0%}  (n={exact['n']}); "
-              f"recall@{LIMIT} of words+cosine vs exact: {recall:.0%}")
+def report(label, got):
+    for p, g in got.items():
+        if not g["n"]:
+            continue
+        s = summary(g["ms"])
+        line = (f"  {label}: {PATHS[p]:<16} p50 {s['p50']:7.2f} ms  p95 {s['p95']:7.2f} ms"
+                f"  target in top {LIMIT}: {g['hits'] / g['n']:.0%}")
+        if g["overlap"]:
+            line += f"  recall@{LIMIT} vs exact: {sum(g['overlap']) / len(g['overlap']):.0%}"
+        print(line + (f"  (n={g['n']})" if p == "exact" else ""))
 
 
 def copy_chunks(admin, index_id, n, words, rnd) -> list[tuple[str, str]]:
@@ -179,9 +185,14 @@ def main() -> int:
             admin.execute(f"create schema {USER} authorization {USER}")
             admin.execute(HARNESS.replace("EXACT_SQL", repr(EXACT)).replace("LIMIT", str(LIMIT)))
             admin.execute(f"grant execute on function public.bench_rag_search(text, text, float4[], "
-                          f"boolean) to {USER}")
+                          f"text) to {USER}")
             pgvector = admin.execute("select exists (select from pg_available_extensions "
                                      "where name = 'vector')").fetchone()[0]
+            if pgvector:
+                admin.execute("create extension vector")
+        paths = ["text", "hnsw"] if pgvector else ["text"]
+        print("pgvector: " + ("available: paths words+cosine and hnsw" if pgvector
+                              else "not available: path words+cosine only"))
         with connect(USER, DB) as u:
             u.execute("select dbms_cloud.create_credential('C', 'u', 'sk-bench')")
             u.execute("select dbms_cloud_ai.create_profile('EMB', %s)", (json.dumps(
@@ -217,17 +228,22 @@ def main() -> int:
                 b = b if i % 10 else b + " edited"
                 qs.append((question(rnd, b), f"{USER}.docs:{i}"))
             print(f"retrieval at {a.build} chunks ({a.queries} questions, match_limit {LIMIT}):")
-            report(f"{a.build:>7}", *measure(u, small_id, qs, "m", a.exact_queries))
+            report(f"{a.build:>7}", measure(u, small_id, qs, paths, a.exact_queries))
         with connect("postgres", DB) as admin:
             t = time.perf_counter()
             big = copy_chunks(admin, large_id, a.chunks, words, rnd)
             print(f"(loaded {a.chunks} chunks in {time.perf_counter() - t:.0f} s)")
+            if pgvector:    # what the refresh after such a load does last (rag/ann.py)
+                admin.execute("set maintenance_work_mem = '512MB'")
+                t = time.perf_counter()
+                admin.execute("select dbms_cloud_ai._vector_ann_index(%s::uuid, 256, true, %s)",
+                              (large_id, USER))
+                print(f"(HNSW index of {a.chunks} chunks built in {time.perf_counter() - t:.0f} s, "
+                      "maintenance_work_mem 512MB)")
         with connect(USER, DB) as u:
             qs = [(question(rnd, b), s) for s, b in (rnd.choice(big) for _ in range(a.queries))]
             print(f"retrieval at {a.chunks} chunks:")
-            report(f"{a.chunks:>7}", *measure(u, large_id, qs, "m", a.exact_queries))
-        print(f"pgvector: {'available' if pgvector else 'not available'} on this server "
-              "(not used: docs/reference/vector-indexes.md)")
+            report(f"{a.chunks:>7}", measure(u, large_id, qs, paths, a.exact_queries))
     finally:
         fake.stop()
         if not a.keep:

@@ -9,7 +9,10 @@
 #                              postgresql-plpython3-NN, the interpreter PL/Python
 #                              embeds with pip, python3-venv (for the test and lint
 #                              virtualenvs), and postgresql-NN-cron where the
-#                              distribution has it (optional: the conversation purge)
+#                              distribution has it (optional: the conversation purge),
+#                              and pgvector (optional: HNSW for vector indexes; the
+#                              distribution's postgresql-NN-pgvector, else built from
+#                              Debian's source by scripts/pgvector.sh; DCA_PGVECTOR=0 skips)
 #   scripts/deps.sh apt PKG... apt-get install each PKG that is not installed
 #
 # Environment: PG_MAJOR (install this major when no server is found), PG_CONFIG
@@ -67,6 +70,29 @@ deps() {
     python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || apt_install python3-venv
     say "PostgreSQL $major ($pgc) with PL/Python on $("$py" -V 2>&1)"
     pg_cron_dep "$major" "$pkglibdir"
+    pgvector_dep "$major" "$pkglibdir"
+}
+
+# pgvector gives vector indexes an HNSW index (rag/ann.py) in databases where an
+# administrator runs CREATE EXTENSION vector; without it they use full text.
+pgvector_dep() {
+    local major="$1" so="$2/vector.so" pkg="postgresql-$1-pgvector"
+    if [ "${DCA_PGVECTOR:-1}" = 0 ]; then say "pgvector: skipped (DCA_PGVECTOR=0)"; return; fi
+    if [ -f "$so" ]; then
+        say "pgvector: present ($so); CREATE EXTENSION vector in a database gives its vector indexes HNSW (docs/reference/vector-indexes.md)"
+        return
+    fi
+    if command -v apt-get >/dev/null 2>&1; then
+        apt_has "$pkg" || apt_update
+        if apt_has "$pkg"; then apt_install "$pkg"; say "pgvector: installed $pkg"; return; fi
+        local need=()
+        have_pkg "postgresql-server-dev-$major" || [ -n "${PG_CONFIG:-}" ] || need+=("postgresql-server-dev-$major")
+        command -v make >/dev/null 2>&1 || need+=(make)
+        command -v gcc >/dev/null 2>&1 || need+=(gcc)
+        command -v curl >/dev/null 2>&1 || need+=(curl ca-certificates)
+        [ "${#need[@]}" = 0 ] || apt_install "${need[@]}"
+    fi
+    "$ROOT/scripts/pgvector.sh"
 }
 
 # pg_cron schedules the conversation purge (dbms_cloud_ai.schedule_conversation_purge).

@@ -614,9 +614,12 @@ def test_update_paths_are_hostile_tested_in_the_fast_tier(db, hacker, postgresql
 # session conversation's temporary table is created as dbms_cloud_ai_owner so no
 # user role owns it (nothing back).
 # The writer (every write of an API call) takes the package's one-time token and
-# refuses without it.
+# refuses without it.  The HNSW index DDL of a vector index (CREATE on the
+# extension's schema) is executable by dbms_cloud_ai_owner only, so only through
+# the writer.
 DEFINERS = {"dbms_cloud_ai._tokens_used_today()", "dbms_cloud_ai._session_table()",
-            "dbms_cloud_ai._write(text,name,oid,oid)"}
+            "dbms_cloud_ai._write(text,name,oid,oid)",
+            "dbms_cloud_ai._vector_ann_index(uuid,integer,boolean,name)"}
 # A procedure that COMMITs cannot have a SET clause: these pin search_path with
 # set_config(..., true) in every transaction of their body instead.
 COMMITS = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)",

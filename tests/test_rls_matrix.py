@@ -482,7 +482,9 @@ def test_d3_forced_rls_owner_and_grantees_cannot_bypass(sdb):
 DEFINER_CALLS = {"dbms_cloud_ai._tokens_used_today()": "select dbms_cloud_ai._tokens_used_today()",
                  "dbms_cloud_ai._session_table()": "select dbms_cloud_ai._session_table()",
                  "dbms_cloud_ai._write(text,name,oid,oid)":
-                     "select dbms_cloud_ai._write('x', 'alice', null, null)"}
+                     "select dbms_cloud_ai._write('x', 'alice', null, null)",
+                 "dbms_cloud_ai._vector_ann_index(uuid,integer,boolean,name)":
+                     "select dbms_cloud_ai._vector_ann_index(gen_random_uuid(), null, false, 'alice')"}
 
 
 def test_d4_security_definer_functions_give_bob_nothing_of_alices(sdb):
@@ -500,6 +502,9 @@ def test_d4_security_definer_functions_give_bob_nothing_of_alices(sdb):
     with raises("42501"):
         bob.execute(DEFINER_CALLS["dbms_cloud_ai._write(text,name,oid,oid)"])
     assert bob.execute("select count(*) from pg_temp.dca_session_prompt").fetchone()[0] == 0
+    # the HNSW index DDL: dbms_cloud_ai_owner only (the package, through the writer)
+    with raises("42501"):
+        bob.execute(DEFINER_CALLS["dbms_cloud_ai._vector_ann_index(uuid,integer,boolean,name)"])
     (total,) = bob.execute(DEFINER_CALLS["dbms_cloud_ai._tokens_used_today()"]).fetchone()
     everyone = db.admin.execute("""select coalesce(sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)), 0)
                                      from dbms_cloud_ai._model_call

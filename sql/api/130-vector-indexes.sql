@@ -163,3 +163,72 @@ select i.index_name, g.grantee::text as grantee, g.granted
  where g.owner operator(pg_catalog.=) current_user;
 comment on view dbms_cloud_ai.user_cloud_vector_index_grants is
 'Whom your vector indexes are shared with (dbms_cloud_ai.grant_vector_index_access)';
+
+-- The pgvector path (rag/ann.py): the partial HNSW index of one vector index
+-- over its chunks' embeddings, built when missing and those of other dimensions
+-- dropped (p_dims null: all of them, as when the index goes; p_build false:
+-- only drop).  Its predicate keeps out chunks of other dimensions, whose cast
+-- would fail: a build also reads row versions that a refresh of another model
+-- just replaced, in this transaction or one still seen by a snapshot.  CREATE INDEX on
+-- _vector_chunk needs CREATE on schema dbms_cloud_ai, which only the extension's
+-- owner holds, so this runs as that owner; only dbms_cloud_ai_owner may call it
+-- (the package, through the writer, which passes the caller's name).  Its
+-- inputs are a uuid, a count and that name: the vector index must be the
+-- caller's, pgvector's schema comes from the catalog (dbms_cloud_ai_owner must
+-- be able to use it: the search runs as that role), and every name and literal
+-- of the DDL goes through format's %I and %L.
+create function dbms_cloud_ai._vector_ann_index(p_index uuid, p_dims integer, p_build boolean, p_caller name)
+returns text language plpgsql volatile parallel unsafe security definer
+set search_path to pg_catalog, pg_temp
+as $fn$
+declare
+    v_schema name;
+    v_type text;
+    v_name text;
+    v_old name;
+begin
+    if not exists (select from dbms_cloud_ai._vector_index i
+                    where i.index_id operator(pg_catalog.=) p_index
+                      and i.owner operator(pg_catalog.=) p_caller) then
+        raise exception 'vector index % is not one of %''s', p_index, p_caller
+            using errcode = 'insufficient_privilege';
+    end if;
+    select n.nspname into v_schema
+      from pg_catalog.pg_extension e
+      join pg_catalog.pg_namespace n on n.oid operator(pg_catalog.=) e.extnamespace
+     where e.extname operator(pg_catalog.=) 'vector'
+       and pg_catalog.string_to_array(e.extversion, '.')::int[] operator(pg_catalog.>=) '{0,5}'::int[]
+       and pg_catalog.has_schema_privilege('dbms_cloud_ai_owner', n.oid, 'USAGE');
+    v_type := case when v_schema is null or p_dims is null or p_dims operator(pg_catalog.<) 1 then null
+                   when p_dims operator(pg_catalog.<=) 2000 then 'vector'
+                   when p_dims operator(pg_catalog.<=) 4000 then 'halfvec' end;
+    if v_type is not null then
+        v_name := pg_catalog.format('vector_chunk_ann_%s_%s',
+                                    pg_catalog.replace(p_index::text, '-', ''), p_dims);
+    end if;
+    for v_old in
+        select c.relname from pg_catalog.pg_class c
+         where c.relnamespace operator(pg_catalog.=) 'dbms_cloud_ai'::regnamespace
+           and c.relkind operator(pg_catalog.=) 'i'
+           and pg_catalog.starts_with(c.relname::text, pg_catalog.format('vector_chunk_ann_%s_',
+                                              pg_catalog.replace(p_index::text, '-', '')))
+           and c.relname operator(pg_catalog.<>) coalesce(v_name, '')
+    loop
+        execute pg_catalog.format('drop index dbms_cloud_ai.%I', v_old);
+    end loop;
+    if v_type is null or not p_build then
+        return null;
+    end if;
+    if pg_catalog.to_regclass(pg_catalog.format('dbms_cloud_ai.%I', v_name)) is null then
+        execute pg_catalog.format(
+            'create index %I on dbms_cloud_ai._vector_chunk using hnsw '
+            '((embedding::%I.%s(%s)) %I.%I) '
+            'where index_id = %L::uuid and pg_catalog.cardinality(embedding) = %s',
+            v_name, v_schema, v_type, p_dims, v_schema, v_type operator(pg_catalog.||) '_ip_ops',
+            p_index, p_dims);
+    end if;
+    return v_name;
+end
+$fn$;
+comment on function dbms_cloud_ai._vector_ann_index(uuid, integer, boolean, name) is
+'Internal: the HNSW index of a vector index, when the database has pgvector';

@@ -16,6 +16,10 @@ grant execute on all procedures in schema dbms_cloud_ai to dbms_cloud_ai_user;
 -- privilege a role can neither forge rows nor LOCK a table in any mode that
 -- blocks the extension, nor probe other roles' keys through unique-key errors.
 -- The revoke also takes back what 0.2.0 granted.
+-- Index DDL for the package only (sql/api/130-vector-indexes.sql), through the writer.
+revoke execute on function dbms_cloud_ai._vector_ann_index(uuid, integer, boolean, name) from dbms_cloud_ai_user;
+grant execute on function dbms_cloud_ai._vector_ann_index(uuid, integer, boolean, name) to dbms_cloud_ai_owner;
+
 revoke insert, update, delete, truncate, references, trigger
     on all tables in schema dbms_cloud, dbms_cloud_ai from dbms_cloud_ai_user;
 grant select on dbms_cloud._credential, dbms_cloud_ai._profile, dbms_cloud_ai._host_ace,

@@ -58,6 +58,7 @@ BIND = """
     insert into dbms_cloud_ai._role_binding (role_name, role_oid) values ($1, $2)
     on conflict (role_name) do nothing"""
 
+_CUSTOM_PLAN = "select pg_catalog.set_config('plan_cache_mode', 'force_custom_plan', true)"
 _pending: dict | None = None      # the one write the package is making now
 # Tokens: a secret of this backend (never shown anywhere) and a counter, so no
 # two writes share one and none can be guessed, without a system call per write.
@@ -65,9 +66,12 @@ _secret = secrets.token_hex(16)
 _count = 0
 
 
-def query(plpy, sql: str, types: tuple[str, ...] = (), args: tuple = ()):
+def query(plpy, sql: str, types: tuple[str, ...] = (), args: tuple = (),
+          custom_plan: bool = False):
     """Run one write statement (``$n`` parameters) as dbms_cloud_ai_owner on
-    behalf of the calling role; its rows, like ``db.query``."""
+    behalf of the calling role; its rows, like ``db.query``.  custom_plan: plan
+    it for its parameters' values (``_write`` pins generic plans, which cannot
+    use a partial index: rag/ann.py)."""
     global _pending, _count
     if "current_user" in sql:   # there it is dbms_cloud_ai_owner: name _caller() instead
         raise ValueError("a write statement names current_user")
@@ -76,7 +80,8 @@ def query(plpy, sql: str, types: tuple[str, ...] = (), args: tuple = ()):
                                     hint="Report this as a bug of dbms_cloud_ai.")
     _count += 1
     token = f"{_secret}-{_count}"
-    _pending = {"token": token, "sql": sql, "types": types, "args": args, "rows": None}
+    _pending = {"token": token, "sql": sql, "types": types, "args": args, "rows": None,
+                "custom_plan": custom_plan}
     try:
         db.query(plpy, _CALL, ("text",), (token,))
         return _pending["rows"]
@@ -112,6 +117,8 @@ def perform(plpy, token, caller, bound, mine) -> None:
         db.query(plpy, BIND, ("name", "oid"), (caller, mine))
     elif bound != mine:
         raise stale_error(caller)
+    if p["custom_plan"]:    # until _write returns (its SET clause restores the setting)
+        db.query(plpy, _CUSTOM_PLAN)
     if p["sql"]:
         p["rows"] = db.query(plpy, p["sql"], p["types"], p["args"])
 

@@ -13,7 +13,7 @@ import json
 
 from .. import attributes, db, sharing, writer
 from ..errors import DuplicateObject, InvalidParameter, UndefinedObject
-from . import options, refresh, schedule
+from . import ann, options, refresh, schedule
 
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_vector_index(index_name, attributes)."
 
@@ -114,6 +114,7 @@ def drop(plpy, index_name, include_data, force) -> None:
     if row is None:
         return
     schedule.clear(plpy, row["index_name"])
+    ann.drop(plpy, row["index_id"])
     writer.query(plpy, "delete from dbms_cloud_ai._vector_index "
                        "where index_id = $1::uuid and owner = dbms_cloud_ai._caller()",
                  ("text",), (row["index_id"],))

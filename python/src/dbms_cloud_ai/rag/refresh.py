@@ -19,7 +19,7 @@ import json
 from .. import data_access, db, profiles, sharing, writer
 from ..errors import DataAccessDisabled, InvalidParameter, NotInPrerequisiteState, UndefinedObject
 from ..model import accounting, embeddings
-from . import options, retrieve, sources
+from . import ann, options, retrieve, sources
 
 WRITE_BATCH = 200          # chunks per upsert statement
 
@@ -63,6 +63,14 @@ def _index(plpy, name: str) -> dict:
         raise UndefinedObject(f'vector index "{name}" does not exist',
                               hint="Create it with dbms_cloud_ai.create_vector_index().")
     return {**row, "attrs": json.loads(row["attributes"])}
+
+
+def _dimensions(plpy, index_id: str) -> int | None:
+    row = db.one(plpy, """
+        select pg_catalog.cardinality(embedding) as n from dbms_cloud_ai._vector_chunk
+         where index_id = $1::uuid and owner = current_user and embedding is not null limit 1""",
+                 ("text",), (index_id,))
+    return row and row["n"]
 
 
 def run(plpy, index_name) -> int:
@@ -120,6 +128,7 @@ def run(plpy, index_name) -> int:
            set refreshed = pg_catalog.now(), embedding_model = $2
          where index_id = $1::uuid and owner = dbms_cloud_ai._caller()""",
                  ("text", "text"), (idx["index_id"], model))
+    ann.ensure(plpy, idx["index_id"], _dimensions(plpy, idx["index_id"]))
     if changed or len(wanted) != len(have):
         writer.query(plpy, COMMON_WORDS + " and i.owner = dbms_cloud_ai._caller()",
                      ("text", "int4"), (idx["index_id"], retrieve.RARE))

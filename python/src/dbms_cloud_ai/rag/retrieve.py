@@ -1,6 +1,7 @@
-"""The chunks of an index closest to a question, without pgvector.
+"""The chunks of an index closest to a question.
 
-One statement, two steps:
+With pgvector, through the index's HNSW index (ann.py).  Without it (or before
+the first refresh built that index), one statement, two steps:
 
 1. candidates: the chunks whose tsvector (GIN index, 'english' stemming, stop
    words dropped) matches any of the question's selective words, the
@@ -33,6 +34,7 @@ import re
 
 from .. import writer
 from ..model import embeddings
+from . import ann
 
 CANDIDATES = 50           # re-ranked by cosine: about 50 us each (256 dimensions); 100 was
                           # 22 ms at 100,000 chunks, over the goal (bench/README.md)
@@ -113,7 +115,14 @@ _TYPES = ("text", "text[]", "float4[]", "text", "float8", "int4", "int4", "int4"
 
 
 def search(plpy, index_id: str, question: str, vector, threshold: float, limit: int,
-           candidates: int = CANDIDATES, fallback: int = FALLBACK_SCAN) -> list[dict]:
+           candidates: int = CANDIDATES, fallback: int = FALLBACK_SCAN,
+           path: str = "auto") -> list[dict]:
+    """path: "auto" (HNSW when there is one, else full text), or one of
+    "hnsw" / "text" (bench/bench_vector_index.py compares them)."""
+    if path in ("auto", "hnsw"):
+        found = ann.search(plpy, index_id, vector, threshold, limit)
+        if found is not None or path == "hnsw":
+            return found or []
     return [dict(r) for r in writer.query(
         plpy, _SEARCH, _TYPES,
         (index_id, words(question), vector.values, vector.model, threshold, limit,
