@@ -108,6 +108,24 @@ $python$;
 PATHS = {"text": "words+cosine", "hnsw": "hnsw (pgvector)", "exact": "exact scan"}
 
 
+def prepare(db: str, user: str, model: str, limit: int) -> list[str]:
+    """The user, its schema, the harness and pgvector (when the server has it) in a
+    fresh database; the retrieval paths to compare."""
+    harness = HARNESS.replace("EXACT_SQL", repr(EXACT)).replace("LIMIT", str(limit)) \
+        .replace('"m"', "MODEL").replace("import importlib", f"import importlib\n    MODEL = {model!r}")
+    with connect("postgres", db) as admin:
+        admin.execute(f"grant dbms_cloud_ai_user to {user}")
+        admin.execute(f"create schema {user} authorization {user}")
+        admin.execute(harness)
+        admin.execute(f"grant execute on function public.bench_rag_search(text, text, float4[], "
+                      f"text) to {user}")
+        pgvector = admin.execute("select exists (select from pg_available_extensions "
+                                 "where name = 'vector')").fetchone()[0]
+        if pgvector:
+            admin.execute("create extension vector")
+    return ["text", "hnsw"] if pgvector else ["text"]
+
+
 def measure(conn, index_id, questions, paths, exact_n):
     """Per path: latencies, target hit rate, recall@LIMIT against the exact scan."""
     call = "select * from public.bench_rag_search(%s, %s, %s::float4[], %s)"
@@ -180,17 +198,8 @@ def main() -> int:
     created = fresh_database(DB, [USER])
     rnd, words = random.Random(1), vocabulary()
     try:
-        with connect("postgres", DB) as admin:
-            admin.execute(f"grant dbms_cloud_ai_user to {USER}")
-            admin.execute(f"create schema {USER} authorization {USER}")
-            admin.execute(HARNESS.replace("EXACT_SQL", repr(EXACT)).replace("LIMIT", str(LIMIT)))
-            admin.execute(f"grant execute on function public.bench_rag_search(text, text, float4[], "
-                          f"text) to {USER}")
-            pgvector = admin.execute("select exists (select from pg_available_extensions "
-                                     "where name = 'vector')").fetchone()[0]
-            if pgvector:
-                admin.execute("create extension vector")
-        paths = ["text", "hnsw"] if pgvector else ["text"]
+        paths = prepare(DB, USER, "m", LIMIT)
+        pgvector = "hnsw" in paths
         print("pgvector: " + ("available: paths words+cosine and hnsw" if pgvector
                               else "not available: path words+cosine only"))
         with connect(USER, DB) as u:

@@ -31,7 +31,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_vector_index import EXACT, HARNESS, PATHS  # noqa: E402
+from bench_vector_index import PATHS, prepare  # noqa: E402
 from benchlib import connect, drop_database, fresh_database  # noqa: E402
 
 DB = "dca_eval_rag"
@@ -124,19 +124,8 @@ def main() -> int:
     created = fresh_database(DB, [USER])
     try:
         with connect("postgres", DB) as admin:
-            admin.execute(f"grant dbms_cloud_ai_user to {USER}")
-            admin.execute(f"create schema {USER} authorization {USER}")
             admin.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
-            admin.execute(HARNESS.replace("EXACT_SQL", repr(EXACT)).replace("LIMIT", str(LIMIT))
-                          .replace('"m"', "MODEL").replace("import importlib",
-                                                           f"import importlib\n    MODEL = {a.model!r}"))
-            admin.execute(f"grant execute on function public.bench_rag_search(text, text, float4[], "
-                          f"text) to {USER}")
-            pgvector = admin.execute("select exists (select from pg_available_extensions "
-                                     "where name = 'vector')").fetchone()[0]
-            if pgvector:
-                admin.execute("create extension vector")
-        paths = ["text", "hnsw"] if pgvector else ["text"]
+        paths = prepare(DB, USER, a.model, LIMIT)
         with connect(USER, DB) as u:
             u.execute("select dbms_cloud.create_credential('C', 'u', 'none')")
             u.execute("select dbms_cloud_ai.create_profile('EMB', %s)", (json.dumps(
