@@ -145,7 +145,7 @@ def test_dropping_the_vector_index_drops_its_hnsw_index(docs, llm, bob):
     make_docs(bob, table="bobdocs")
     create_index(bob, llm, name="BOBS", table="bobdocs", profile="BEMB")
     assert len(ann_indexes(docs)) == 2
-    docs.execute("select dbms_cloud_ai.drop_vector_index('DOCS')")
+    docs.execute("select dbms_cloud_ai.drop_vector_index('DOCS', include_data => true)")
     assert len(ann_indexes(docs)) == 1        # bob's stays
     # and bob's index still answers through its own
     rag_profile(bob, llm, index="BOBS")
@@ -169,6 +169,31 @@ def test_a_grantee_retrieves_through_the_owners_hnsw_index(docs, llm, bob):
                 f"reindex index dbms_cloud_ai.{name}"):
         with raises("42501"):
             bob.execute(sql)
+
+
+def test_a_role_has_at_most_20_hnsw_indexes(pgvector, alice, llm, bob):
+    """Each partial index costs every insert and plan over the shared chunks table:
+    the 21st of a role's vector indexes stays on full text (and says so), another
+    role's still gets its own."""
+    make_docs(alice, docs={1: "The cafeteria opens at eight."})
+    make_profile(alice, llm, "EMB", credential="CEMB", embedding_model="text-embedding-3-small")
+    a = json.dumps({"location": "table:alice.handbook(id, body)", "profile_name": "EMB"})
+    for i in range(20):
+        alice.execute("select dbms_cloud_ai.create_vector_index(%s, %s)", (f"I{i}", a))
+    notices: list[str] = []
+    alice.add_notice_handler(lambda d: notices.append(d.sqlstate))
+    alice.execute("select dbms_cloud_ai.create_vector_index('I20', %s)", (a,))
+    assert len(ann_indexes(alice)) == 20 and notices == ["00000"]
+    rag_profile(alice, llm, index="I20")
+    llm.script(Answer("Eight."))
+    assert generate(alice, "When does the cafeteria open?", "RAG", "narrate") == "Eight."
+    # dropping one lets the next refresh build it
+    alice.execute("select dbms_cloud_ai.drop_vector_index('I0', include_data => true)")
+    alice.execute("select dbms_cloud_ai.refresh_vector_index('I20')")
+    assert len(ann_indexes(alice)) == 20
+    make_docs(bob, table="bobdocs")
+    create_index(bob, llm, name="BOBS", table="bobdocs", profile="BEMB")
+    assert len(ann_indexes(alice)) == 21
 
 
 def test_only_the_package_runs_the_index_ddl(docs, bob, db):

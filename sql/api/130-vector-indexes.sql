@@ -186,10 +186,11 @@ declare
     v_type text;
     v_name text;
     v_old name;
+    v_index text;
 begin
-    if not exists (select from dbms_cloud_ai._vector_index i
-                    where i.index_id operator(pg_catalog.=) p_index
-                      and i.owner operator(pg_catalog.=) p_caller) then
+    select i.index_name into v_index from dbms_cloud_ai._vector_index i
+     where i.index_id operator(pg_catalog.=) p_index and i.owner operator(pg_catalog.=) p_caller;
+    if not found then
         raise exception 'vector index % is not one of %''s', p_index, p_caller
             using errcode = 'insufficient_privilege';
     end if;
@@ -219,14 +220,30 @@ begin
     if v_type is null or not p_build then
         return null;
     end if;
-    if pg_catalog.to_regclass(pg_catalog.format('dbms_cloud_ai.%I', v_name)) is null then
-        execute pg_catalog.format(
-            'create index %I on dbms_cloud_ai._vector_chunk using hnsw '
-            '((embedding::%I.%s(%s)) %I.%I) '
-            'where index_id = %L::uuid and pg_catalog.cardinality(embedding) = %s',
-            v_name, v_schema, v_type, p_dims, v_schema, v_type operator(pg_catalog.||) '_ip_ops',
-            p_index, p_dims);
+    if pg_catalog.to_regclass(pg_catalog.format('dbms_cloud_ai.%I', v_name)) is not null then
+        return v_name;
     end if;
+    -- Every partial index costs each insert into the chunks table a predicate
+    -- check, and each plan over it a proof: a role's HNSW indexes are bounded.
+    if (select pg_catalog.count(*)
+          from dbms_cloud_ai._vector_index i
+          join pg_catalog.pg_class c
+            on pg_catalog.starts_with(c.relname::text, pg_catalog.format('vector_chunk_ann_%s_',
+                                              pg_catalog.replace(i.index_id::text, '-', '')))
+         where i.owner operator(pg_catalog.=) p_caller
+           and c.relnamespace operator(pg_catalog.=) 'dbms_cloud_ai'::regnamespace
+           and c.relkind operator(pg_catalog.=) 'i') operator(pg_catalog.>=) 20 then
+        raise notice 'vector index % gets no HNSW index: % has 20 already', v_index, p_caller
+            using hint = 'Retrieval uses full text for it; drop unused vector indexes with '
+                         'dbms_cloud_ai.drop_vector_index().';
+        return null;
+    end if;
+    execute pg_catalog.format(
+        'create index %I on dbms_cloud_ai._vector_chunk using hnsw '
+        '((embedding::%I.%s(%s)) %I.%I) '
+        'where index_id = %L::uuid and pg_catalog.cardinality(embedding) = %s',
+        v_name, v_schema, v_type, p_dims, v_schema, v_type operator(pg_catalog.||) '_ip_ops',
+        p_index, p_dims);
     return v_name;
 end
 $fn$;
