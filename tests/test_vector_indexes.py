@@ -137,8 +137,59 @@ def test_update_drop_enable_disable(docs, llm):
     with raises("55000"):
         docs.execute("select dbms_cloud_ai.refresh_vector_index('docs')")
     docs.execute("select dbms_cloud_ai.enable_vector_index('docs')")
-    docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    docs.execute("select dbms_cloud_ai.drop_vector_index('docs', include_data => true)")
     assert docs.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 0
+    assert docs.execute("select to_regclass('alice.\"docs$vectab\"')").fetchone()[0] is None
+
+
+CHUNK_ROWS = ("select source, chunk_no, content, embedding, embedding_model "
+              "from {} order by source, chunk_no")
+
+
+def test_drop_keeps_the_data_as_the_callers_table(docs, llm):
+    """include_data => false (Oracle's default): the chunks stay, as a table of
+    the caller's in its current schema, named <index>$vectab or vector_table_name."""
+    before = docs.execute(CHUNK_ROWS.format("dbms_cloud_ai._vector_chunk")).fetchall()
+    assert len(before) == 3
+    docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    assert docs.execute(CHUNK_ROWS.format('alice."docs$vectab"')).fetchall() == before
+    assert docs.execute("select tableowner from pg_tables where tablename = 'docs$vectab'"
+                        ).fetchall() == [("alice",)]
+    assert docs.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 0
+    assert docs.execute("select count(*) from dbms_cloud_ai.user_cloud_vector_indexes").fetchone()[0] == 0
+    # vector_table_name names it (folded like an unquoted name), schema_name places it
+    create_index(docs, llm, name="NAMED", profile="EMB2", vector_table_name="Kept_Docs")
+    docs.execute("select dbms_cloud_ai.drop_vector_index('named', schema_name => 'alice')")
+    assert len(docs.execute("select * from alice.kept_docs").fetchall()) == 3
+
+
+def test_drop_refusals_leave_the_index_as_it_was(db, docs, llm, bob):
+    docs.execute('create table "docs$vectab" (x int)')
+    with raises("42P07") as e:
+        docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    assert "include_data => true" in hint_of(e)
+    docs.execute('drop table "docs$vectab"')
+    db.admin.execute("create schema shared_ro; grant usage on schema shared_ro to alice")
+    docs.execute("set search_path = shared_ro")
+    with raises("42501"):
+        docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    docs.execute("set search_path = ''")
+    with raises("3F000") as e:
+        docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    assert "search_path" in hint_of(e)
+    with raises("3F000"):
+        docs.execute("select dbms_cloud_ai.drop_vector_index('docs', schema_name => 'nope')")
+    docs.execute("reset search_path")
+    assert chunks(docs) == 3 and len(db.admin.execute(
+        "select 1 from pg_tables where tablename like '%vectab'").fetchall()) == 0
+    # a grantee drops nothing: not by its own name, nor by the owner's
+    docs.execute("select dbms_cloud_ai.grant_vector_index_access('docs', 'bob')")
+    with raises("42704"):
+        bob.execute("select dbms_cloud_ai.drop_vector_index('DOCS')")
+    with raises("42501"):
+        bob.execute("select dbms_cloud_ai.drop_vector_index('\"alice\".\"DOCS\"', force => true)")
+    bob.execute("select dbms_cloud_ai.drop_vector_index('DOCS', force => true)")   # silent
+    assert chunks(docs) == 3
 
 
 def rag_profile(conn, llm, index="DOCS", **extra):
@@ -265,7 +316,7 @@ def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
         alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'refresh_rate', '120')")
         assert su.execute("select schedule from cron.job where jobname = %s",
                           (job,)).fetchall() == [("0 */2 * * *",)]
-        alice.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+        alice.execute("select dbms_cloud_ai.drop_vector_index('docs', include_data => true)")
         assert su.execute("select count(*) from cron.job where jobname = %s", (job,)).fetchone()[0] == 0
     finally:
         su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")

@@ -55,16 +55,21 @@ end;
 comment on function dbms_cloud_ai.update_vector_index(text, jsonb) is
 'Merge jsonb attributes into a vector index';
 
-create function dbms_cloud_ai.drop_vector_index(index_name text, include_data boolean default true,
-                                                 force boolean default false)
+-- schema_name (not in Oracle's signature): where include_data => false keeps the
+-- data, by default the caller's current schema; a default expression is
+-- evaluated by the caller, before the function's SET clause applies.
+create function dbms_cloud_ai.drop_vector_index(index_name text, include_data boolean default false,
+                                                 force boolean default false,
+                                                 schema_name text default pg_catalog.current_schema())
 returns void language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
 as $python$
     #BOOTSTRAP
-    return GD["dbms_cloud_ai"].sqlapi.drop_vector_index(plpy, index_name, include_data, force)
+    return GD["dbms_cloud_ai"].sqlapi.drop_vector_index(plpy, index_name, include_data, force,
+                                                        schema_name)
 $python$;
-comment on function dbms_cloud_ai.drop_vector_index(text, boolean, boolean) is
-'Drop a vector index with its chunks and grants; force => true ignores a missing index';
+comment on function dbms_cloud_ai.drop_vector_index(text, boolean, boolean, text) is
+'Drop a vector index and its grants; include_data => false (the default) first keeps its data as your table <index_name>$vectab; force => true ignores a missing index';
 
 create function dbms_cloud_ai.enable_vector_index(index_name text)
 returns void language plpython3u volatile parallel unsafe security invoker

@@ -4,3 +4,7 @@
 -- and in sql/schema, so a fresh install and an updated one end with identical
 -- catalogs (tests/test_upgrade.py).  Anything that creates a table goes above
 -- an include of 098-table-owner.sql; only files that create no table (099) follow it.
+
+-- drop_vector_index gains schema_name (where include_data => false keeps the
+-- data) and Oracle's default include_data => false: a new signature.
+drop function dbms_cloud_ai.drop_vector_index(text, boolean, boolean);

@@ -437,8 +437,8 @@ def update_vector_index_attributes(plpy, index_name, attributes_json):
 
 
 @sql_entry
-def drop_vector_index(plpy, index_name, include_data, force):
-    _vector_indexes.drop(plpy, index_name, include_data, force)
+def drop_vector_index(plpy, index_name, include_data, force, schema_name):
+    _vector_indexes.drop(plpy, index_name, include_data, force, schema_name)
 
 
 @sql_entry

@@ -13,7 +13,7 @@ import json
 
 from .. import attributes, db, sharing, writer
 from ..errors import DuplicateObject, InvalidParameter, UndefinedObject
-from . import options, refresh, schedule
+from . import keep, options, refresh, schedule
 
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_vector_index(index_name, attributes)."
 
@@ -107,12 +107,14 @@ def update_all(plpy, index_name, attributes_json) -> None:
            "update_vector_index")
 
 
-def drop(plpy, index_name, include_data, force) -> None:
-    """The index, its chunks and its grants (include_data: Oracle's vector
-    table; here the chunks live with the index and always go with it)."""
+def drop(plpy, index_name, include_data, force, schema_name=None) -> None:
+    """The index, its chunks and its grants; without include_data (Oracle's
+    default) the chunks are first kept as a table of the caller's (keep.py)."""
     row = _own(plpy, index_name, missing_ok=bool(force))
     if row is None:
         return
+    if not include_data:
+        keep.keep(plpy, row, *keep.check(plpy, row, schema_name))
     schedule.clear(plpy, row["index_name"])
     writer.query(plpy, "delete from dbms_cloud_ai._vector_index "
                        "where index_id = $1::uuid and owner = dbms_cloud_ai._caller()",
