@@ -844,6 +844,7 @@ STEPS = [
     Step(f"{D}.update_vector_index(text,jsonb)",
          f"""select {D}.update_vector_index('V', '{{"chunk_overlap": 64}}'::jsonb)"""),
     Step(f"{D}.refresh_vector_index(text)", f"select {D}.refresh_vector_index('V')"),
+    Step(f"{D}.refresh_vector_index_job(text)", f"select {D}.refresh_vector_index_job('V')"),
     Step(f"{D}.disable_vector_index(text)", f"select {D}.disable_vector_index('V')"),
     Step(f"{D}.enable_vector_index(text)", f"select {D}.enable_vector_index('V')"),
     Step(f"{D}.grant_vector_index_access(text,text)", f"select {D}.grant_vector_index_access('V', 'bob')"),

@@ -312,7 +312,7 @@ def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
         job = "dbms_cloud_ai vector index alice.DOCS"
         assert su.execute("select schedule, username, command from cron.job where jobname = %s",
                           (job,)).fetchall() == [
-            ("*/5 * * * *", "alice", "select dbms_cloud_ai.refresh_vector_index('\"DOCS\"')")]
+            ("*/5 * * * *", "alice", "select dbms_cloud_ai.refresh_vector_index_job('\"DOCS\"')")]
         alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'refresh_rate', '120')")
         assert su.execute("select schedule from cron.job where jobname = %s",
                           (job,)).fetchall() == [("0 */2 * * *",)]
@@ -342,3 +342,58 @@ def test_url_index_refreshes_while_data_access_is_disabled_but_narrate_is_refuse
         assert llm.requests == []
     finally:
         admin.execute("select dbms_cloud_ai.enable_data_access()")
+
+
+def outcome(conn, index="DOCS"):
+    return conn.execute("select last_refresh_status, last_refresh_error, last_refresh_at is not null "
+                        "from dbms_cloud_ai.user_cloud_vector_indexes where index_name = %s",
+                        (index,)).fetchone()
+
+
+def chunk_text(conn, source):
+    return conn.execute("select content from dbms_cloud_ai._vector_chunk where source = %s",
+                        (source,)).fetchone()[0]
+
+
+@pytest.mark.parametrize("status,state", [(500, "LL000"), (429, "LL002")])
+def test_a_failed_scheduled_refresh_is_recorded_not_raised(docs, llm, status, state):
+    """refresh_vector_index_job (what pg_cron runs): the refresh rolls back, the
+    failure is recorded with a WARNING, and the job ends normally so the record
+    commits; an interactive refresh still raises."""
+    assert outcome(docs) == ("OK", None, True)          # create's own refresh
+    docs.execute("set dbms_cloud_ai.http_max_attempts = 1")
+    docs.execute("update handbook set body = 'Parking is free on Sundays.' where id = 2")
+    llm.reset()
+    llm.embed_script(Raw(status, {"error": {"message": "overloaded"}}))
+    notices: list[tuple[str, str]] = []
+    docs.add_notice_handler(lambda d: notices.append((d.severity_nonlocalized, d.message_primary)))
+    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] is None
+    st, error, at = outcome(docs)
+    assert (st, at) == ("FAILED", True) and error.startswith(f"{state}: ") and len(error) <= 500
+    assert [n for n in notices if n[0] == "WARNING" and state in n[1] and "DOCS" in n[1]]
+    assert chunk_text(docs, "alice.handbook:2") == DOCS[2]            # rolled back
+    assert docs.execute("select count(*) from dbms_cloud_ai._model_call "
+                        "where action = 'VECTOR_INDEX' and error_sqlstate = %s",
+                        (state,)).fetchone()[0] == 1                  # the failed request, kept
+    assert docs.execute("select last_refresh_status from dbms_cloud_ai.all_cloud_vector_indexes"
+                        ).fetchone()[0] == "FAILED"
+    # the next run succeeds and says so
+    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] == 1
+    assert outcome(docs) == ("OK", None, True)
+    assert chunk_text(docs, "alice.handbook:2") == "Parking is free on Sundays."
+    # interactive: the caller sees the error; nothing of it is kept
+    docs.execute("update handbook set body = 'Parking is closed.' where id = 2")
+    llm.embed_script(Raw(status, {"error": {"message": "overloaded"}}))
+    with raises(state):
+        docs.execute("select dbms_cloud_ai.refresh_vector_index('docs')")
+    assert outcome(docs) == ("OK", None, True)
+
+
+def test_scheduled_refresh_of_a_disabled_or_missing_index(docs, llm):
+    docs.execute("select dbms_cloud_ai.disable_vector_index('docs')")
+    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] is None
+    assert outcome(docs)[:2] == ("FAILED", "55000: vector index DOCS is disabled")
+    with raises("42501"):      # another owner's: refused, nothing to record
+        docs.execute("select dbms_cloud_ai.refresh_vector_index_job('\"bob\".\"DOCS\"')")
+    # an index dropped under its job: recorded nowhere, reported
+    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('gone')").fetchone()[0] is None

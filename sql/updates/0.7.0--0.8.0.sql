@@ -8,3 +8,9 @@
 -- drop_vector_index gains schema_name (where include_data => false keeps the
 -- data) and Oracle's default include_data => false: a new signature.
 drop function dbms_cloud_ai.drop_vector_index(text, boolean, boolean);
+
+-- The last refresh's outcome (089-vector-indexes.sql).
+alter table dbms_cloud_ai._vector_index
+    add column last_refresh_status text check (last_refresh_status in ('OK', 'FAILED')),
+    add column last_refresh_error text,
+    add column last_refresh_at timestamptz;

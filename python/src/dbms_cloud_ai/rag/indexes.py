@@ -13,7 +13,7 @@ import json
 
 from .. import attributes, db, sharing, writer
 from ..errors import DuplicateObject, InvalidParameter, UndefinedObject
-from . import keep, options, refresh, schedule
+from . import keep, options, schedule
 
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_vector_index(index_name, attributes)."
 
@@ -69,7 +69,7 @@ def create(plpy, index_name, attributes_json, description, wait_for_completion) 
                  (name, description, json.dumps(attrs)))
     schedule.set(plpy, name, options.value(attrs, "refresh_rate"))
     if wait_for_completion is None or wait_for_completion:
-        refresh.run(plpy, name)
+        schedule.refresh_now(plpy, name)
 
 
 def update(plpy, index_name, changes: dict, fn: str) -> None:
