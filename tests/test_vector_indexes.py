@@ -397,3 +397,76 @@ def test_scheduled_refresh_of_a_disabled_or_missing_index(docs, llm):
         docs.execute("select dbms_cloud_ai.refresh_vector_index_job('\"bob\".\"DOCS\"')")
     # an index dropped under its job: recorded nowhere, reported
     assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('gone')").fetchone()[0] is None
+
+
+def query_index(conn, llm, query, name="Q", profile="EMB", wait=True):
+    make_profile(conn, llm, profile, credential="C" + profile, embedding_model="m")
+    conn.execute("select dbms_cloud_ai.create_vector_index(%s, %s, null, %s)",
+                 (name, json.dumps({"location": f"query:{query}", "profile_name": profile,
+                                    "chunk_size": 200, "chunk_overlap": 20}), wait))
+
+
+def test_query_source_indexes_its_rows_and_narrate_finds_them(alice, llm):
+    """query:<select>: column 1 the id, column 2 the text; run as runsql runs
+    generated SQL, so a statement_timeout is needed."""
+    make_docs(alice)
+    alice.execute("set statement_timeout = '30s'")
+    query_index(alice, llm, "select id, body from alice.handbook where id <> 3;")
+    assert chunks(alice, "Q") == 2
+    assert attrs_of(alice, "Q")["location"] == "query:select id, body from alice.handbook where id <> 3"
+    assert sorted(r[0] for r in alice.execute("select source from dbms_cloud_ai._vector_chunk")) == [
+        "query:1", "query:2"]
+    rag_profile(alice, llm, index="Q", enable_sources=True)
+    llm.script(Answer("It opens at eight."))
+    out = generate(alice, "When does the cafeteria open in the morning?", "RAG", "narrate")
+    assert out.startswith("It opens at eight.") and "  - query:1" in out
+    assert json.dumps(DOCS[1]) in llm.chat_requests[-1].json["messages"][-1]["content"]
+    alice.execute("set statement_timeout = 0")
+    with raises("55000"):            # as runsql: not without a statement_timeout
+        alice.execute("select dbms_cloud_ai.refresh_vector_index('q')")
+
+
+def test_query_source_refusals(db, alice, llm):
+    make_docs(alice)
+    alice.execute("set statement_timeout = '30s'")
+    make_profile(alice, llm, "EMB", credential="CEMB", embedding_model="m")
+    for what, query, state in [
+            ("writing", "delete from alice.handbook returning id, body", "42501"),
+            ("writing CTE", "with d as (delete from alice.handbook returning *) "
+                            "select id, body from d", "42501"),
+            ("locking", "select id, body from alice.handbook for update", "42501"),
+            ("two statements", "select id, body from alice.handbook; select 1, 'x'", "42501"),
+            ("a function not allowed", "select 1, pg_catalog.pg_sleep(1)::text", "42501"),
+            ("the extension's tables", "select chunk_no, content from dbms_cloud_ai._vector_chunk",
+             "42501"),
+            ("not SQL", "select id, body frm alice.handbook", "22023"),
+            ("unqualified", "select id, body from handbook", "22023"),
+            ("three columns", "select id, body, 1 from alice.handbook", "22023"),
+            ("one column", "select body from alice.handbook", "22023")]:
+        with case(what), raises(state) as e:
+            alice.execute("select dbms_cloud_ai.create_vector_index('Q', %s)",
+                          (json.dumps({"location": f"query:{query}", "profile_name": "EMB"}),))
+        with case(what):
+            assert "location" in e["error"].diag.message_primary
+            assert alice.execute("select count(*) from dbms_cloud_ai._vector_index").fetchone()[0] == 0
+    admin = db.connect("ai_admin")
+    admin.execute("select dbms_cloud_ai.disable_data_access()")
+    try:
+        with raises("LL006"):      # a query's rows are row values, as a table's
+            query_index(alice, llm, "select id, body from alice.handbook", profile="EMB2")
+    finally:
+        admin.execute("select dbms_cloud_ai.enable_data_access()")
+
+
+def test_query_source_over_a_table_the_owner_cannot_read(alice, bob, llm):
+    bob.execute("create table bob.secret (id int, body text)")
+    bob.execute("insert into bob.secret values (1, 'The vault code is 1234.')")
+    bob.execute("grant usage on schema bob to alice")
+    alice.execute("set statement_timeout = '30s'")
+    query_index(alice, llm, "select id, body from bob.secret", wait=False)
+    with raises("42501"):
+        alice.execute("select dbms_cloud_ai.refresh_vector_index('q')")
+    assert alice.execute("select dbms_cloud_ai.refresh_vector_index_job('q')").fetchone()[0] is None
+    status, error, _ = outcome(alice, "Q")
+    assert status == "FAILED" and error.startswith("42501: ")
+    assert chunks(alice, "Q") == 0 and llm.embedding_requests == []

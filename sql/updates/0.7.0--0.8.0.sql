@@ -8,6 +8,7 @@
 -- drop_vector_index gains schema_name (where include_data => false keeps the
 -- data) and Oracle's default include_data => false: a new signature.
 drop function dbms_cloud_ai.drop_vector_index(text, boolean, boolean);
+drop function dbms_cloud_ai._py_drop_vector_index(text, boolean, boolean);   -- its body (build.py)
 
 -- The last refresh's outcome (089-vector-indexes.sql).
 alter table dbms_cloud_ai._vector_index
