@@ -257,6 +257,12 @@ def test_index_is_the_owners_until_granted(docs, llm, bob):
     with raises("42501"):
         bob.execute("select dbms_cloud_ai.refresh_vector_index('\"alice\".\"DOCS\"')")
     docs.execute("select dbms_cloud_ai.grant_vector_index_access('docs', 'bob')")
+    # nor run its job, nor record anything on it (bob's own 'DOCS' does not exist)
+    with raises("42501"):
+        bob.execute("select dbms_cloud_ai.refresh_vector_index_job('\"alice\".\"DOCS\"')")
+    assert bob.execute("select dbms_cloud_ai.refresh_vector_index_job('DOCS')").fetchone()[0] is None
+    assert bob.execute("select last_refresh_status from dbms_cloud_ai.all_cloud_vector_indexes"
+                       ).fetchall() == [("OK",)]
     assert bob.execute("select owner, index_name from dbms_cloud_ai.all_cloud_vector_indexes"
                        ).fetchall() == [("alice", "DOCS")]
     llm.script(Answer("At eight."))
