@@ -330,6 +330,32 @@ def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
         su.execute("revoke usage on schema cron from alice")
 
 
+def test_update_from_0_7_0_moves_its_jobs_to_the_recording_refresh(cron_db):
+    """0.7.0 scheduled refresh_vector_index; the update points the jobs at
+    refresh_vector_index_job (pg_cron's cron.job only, checked by membership)."""
+    su, _, conns = cron_db
+    su.execute("drop extension dbms_cloud_ai cascade")
+    su.execute("create extension dbms_cloud_ai version '0.7.0'")
+    su.execute("grant usage on schema cron to alice")
+    alice = psycopg.connect(host=su.info.host, port=su.info.port, user="alice",
+                            dbname=su.info.dbname, autocommit=True)
+    conns.append(alice)
+    old = "select dbms_cloud_ai.refresh_vector_index('\"DOCS\"')"
+    try:
+        alice.execute("select cron.schedule('dbms_cloud_ai vector index alice.DOCS', "
+                      "'*/5 * * * *', %s)", (old,))
+        alice.execute("select cron.schedule('mine', '*/5 * * * *', %s)", (old,))   # not ours
+        su.execute("alter extension dbms_cloud_ai update")
+        assert dict(su.execute("select jobname, command from cron.job where username = 'alice'"
+                               ).fetchall()) == {
+            "dbms_cloud_ai vector index alice.DOCS":
+                "select dbms_cloud_ai.refresh_vector_index_job('\"DOCS\"')",
+            "mine": old}
+    finally:
+        su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
+        su.execute("revoke usage on schema cron from alice")
+
+
 def test_url_index_refreshes_while_data_access_is_disabled_but_narrate_is_refused(db, alice, llm):
     make_profile(alice, llm, "EMB", embedding_model="m")
     llm.script(Raw(200, "Trains are booked in second class.", headers={"content-type": "text/plain"}))

@@ -15,3 +15,24 @@ alter table dbms_cloud_ai._vector_index
     add column last_refresh_status text check (last_refresh_status in ('OK', 'FAILED')),
     add column last_refresh_error text,
     add column last_refresh_at timestamptz;
+
+-- pg_cron jobs of vector indexes (rag/schedule.py) scheduled by 0.7.0 call
+-- refresh_vector_index; 0.8.0's call refresh_vector_index_job, which records a
+-- failed refresh.  Only pg_cron's own cron.job (a member of that extension): a
+-- table a role planted as cron.job is never written by this superuser script.
+do $cron_jobs$
+begin
+    if exists (select from pg_catalog.pg_depend d
+                 join pg_catalog.pg_extension e on e.oid operator(pg_catalog.=) d.refobjid
+                where d.classid operator(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+                  and d.objid operator(pg_catalog.=) pg_catalog.to_regclass('cron.job')
+                  and d.deptype operator(pg_catalog.=) 'e'
+                  and e.extname operator(pg_catalog.=) 'pg_cron') then
+        update cron.job
+           set command = pg_catalog.replace(command, 'select dbms_cloud_ai.refresh_vector_index(',
+                                            'select dbms_cloud_ai.refresh_vector_index_job(')
+         where jobname operator(pg_catalog.~~) 'dbms_cloud_ai vector index %'
+           and command operator(pg_catalog.~~) 'select dbms_cloud_ai.refresh_vector_index(%';
+    end if;
+end
+$cron_jobs$;
