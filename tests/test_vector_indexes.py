@@ -137,8 +137,59 @@ def test_update_drop_enable_disable(docs, llm):
     with raises("55000"):
         docs.execute("select dbms_cloud_ai.refresh_vector_index('docs')")
     docs.execute("select dbms_cloud_ai.enable_vector_index('docs')")
-    docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    docs.execute("select dbms_cloud_ai.drop_vector_index('docs', include_data => true)")
     assert docs.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 0
+    assert docs.execute("select to_regclass('alice.\"docs$vectab\"')").fetchone()[0] is None
+
+
+CHUNK_ROWS = ("select source, chunk_no, content, embedding, embedding_model "
+              "from {} order by source, chunk_no")
+
+
+def test_drop_keeps_the_data_as_the_callers_table(docs, llm):
+    """include_data => false (Oracle's default): the chunks stay, as a table of
+    the caller's in its current schema, named <index>$vectab or vector_table_name."""
+    before = docs.execute(CHUNK_ROWS.format("dbms_cloud_ai._vector_chunk")).fetchall()
+    assert len(before) == 3
+    docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    assert docs.execute(CHUNK_ROWS.format('alice."docs$vectab"')).fetchall() == before
+    assert docs.execute("select tableowner from pg_tables where tablename = 'docs$vectab'"
+                        ).fetchall() == [("alice",)]
+    assert docs.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 0
+    assert docs.execute("select count(*) from dbms_cloud_ai.user_cloud_vector_indexes").fetchone()[0] == 0
+    # vector_table_name names it (folded like an unquoted name), schema_name places it
+    create_index(docs, llm, name="NAMED", profile="EMB2", vector_table_name="Kept_Docs")
+    docs.execute("select dbms_cloud_ai.drop_vector_index('named', schema_name => 'alice')")
+    assert len(docs.execute("select * from alice.kept_docs").fetchall()) == 3
+
+
+def test_drop_refusals_leave_the_index_as_it_was(db, docs, llm, bob):
+    docs.execute('create table "docs$vectab" (x int)')
+    with raises("42P07") as e:
+        docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    assert "include_data => true" in hint_of(e)
+    docs.execute('drop table "docs$vectab"')
+    db.admin.execute("create schema shared_ro; grant usage on schema shared_ro to alice")
+    docs.execute("set search_path = shared_ro")
+    with raises("42501"):
+        docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    docs.execute("set search_path = ''")
+    with raises("3F000") as e:
+        docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+    assert "search_path" in hint_of(e)
+    with raises("3F000"):
+        docs.execute("select dbms_cloud_ai.drop_vector_index('docs', schema_name => 'nope')")
+    docs.execute("reset search_path")
+    assert chunks(docs) == 3 and len(db.admin.execute(
+        "select 1 from pg_tables where tablename like '%vectab'").fetchall()) == 0
+    # a grantee drops nothing: not by its own name, nor by the owner's
+    docs.execute("select dbms_cloud_ai.grant_vector_index_access('docs', 'bob')")
+    with raises("42704"):
+        bob.execute("select dbms_cloud_ai.drop_vector_index('DOCS')")
+    with raises("42501"):
+        bob.execute("select dbms_cloud_ai.drop_vector_index('\"alice\".\"DOCS\"', force => true)")
+    bob.execute("select dbms_cloud_ai.drop_vector_index('DOCS', force => true)")   # silent
+    assert chunks(docs) == 3
 
 
 def rag_profile(conn, llm, index="DOCS", **extra):
@@ -206,6 +257,12 @@ def test_index_is_the_owners_until_granted(docs, llm, bob):
     with raises("42501"):
         bob.execute("select dbms_cloud_ai.refresh_vector_index('\"alice\".\"DOCS\"')")
     docs.execute("select dbms_cloud_ai.grant_vector_index_access('docs', 'bob')")
+    # nor run its job, nor record anything on it (bob's own 'DOCS' does not exist)
+    with raises("42501"):
+        bob.execute("select dbms_cloud_ai.refresh_vector_index_job('\"alice\".\"DOCS\"')")
+    assert bob.execute("select dbms_cloud_ai.refresh_vector_index_job('DOCS')").fetchone()[0] is None
+    assert bob.execute("select last_refresh_status from dbms_cloud_ai.all_cloud_vector_indexes"
+                       ).fetchall() == [("OK",)]
     assert bob.execute("select owner, index_name from dbms_cloud_ai.all_cloud_vector_indexes"
                        ).fetchall() == [("alice", "DOCS")]
     llm.script(Answer("At eight."))
@@ -261,15 +318,41 @@ def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
         job = "dbms_cloud_ai vector index alice.DOCS"
         assert su.execute("select schedule, username, command from cron.job where jobname = %s",
                           (job,)).fetchall() == [
-            ("*/5 * * * *", "alice", "select dbms_cloud_ai.refresh_vector_index('\"DOCS\"')")]
+            ("*/5 * * * *", "alice", "select dbms_cloud_ai.refresh_vector_index_job('\"DOCS\"')")]
         alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'refresh_rate', '120')")
         assert su.execute("select schedule from cron.job where jobname = %s",
                           (job,)).fetchall() == [("0 */2 * * *",)]
-        alice.execute("select dbms_cloud_ai.drop_vector_index('docs')")
+        alice.execute("select dbms_cloud_ai.drop_vector_index('docs', include_data => true)")
         assert su.execute("select count(*) from cron.job where jobname = %s", (job,)).fetchone()[0] == 0
     finally:
         su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
         su.execute("drop table if exists alice.handbook")
+        su.execute("revoke usage on schema cron from alice")
+
+
+def test_update_from_0_7_0_moves_its_jobs_to_the_recording_refresh(cron_db):
+    """0.7.0 scheduled refresh_vector_index; the update points the jobs at
+    refresh_vector_index_job (pg_cron's cron.job only, checked by membership)."""
+    su, _, conns = cron_db
+    su.execute("drop extension dbms_cloud_ai cascade")
+    su.execute("create extension dbms_cloud_ai version '0.7.0'")
+    su.execute("grant usage on schema cron to alice")
+    alice = psycopg.connect(host=su.info.host, port=su.info.port, user="alice",
+                            dbname=su.info.dbname, autocommit=True)
+    conns.append(alice)
+    old = "select dbms_cloud_ai.refresh_vector_index('\"DOCS\"')"
+    try:
+        alice.execute("select cron.schedule('dbms_cloud_ai vector index alice.DOCS', "
+                      "'*/5 * * * *', %s)", (old,))
+        alice.execute("select cron.schedule('mine', '*/5 * * * *', %s)", (old,))   # not ours
+        su.execute("alter extension dbms_cloud_ai update")
+        assert dict(su.execute("select jobname, command from cron.job where username = 'alice'"
+                               ).fetchall()) == {
+            "dbms_cloud_ai vector index alice.DOCS":
+                "select dbms_cloud_ai.refresh_vector_index_job('\"DOCS\"')",
+            "mine": old}
+    finally:
+        su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
         su.execute("revoke usage on schema cron from alice")
 
 
@@ -291,3 +374,131 @@ def test_url_index_refreshes_while_data_access_is_disabled_but_narrate_is_refuse
         assert llm.requests == []
     finally:
         admin.execute("select dbms_cloud_ai.enable_data_access()")
+
+
+def outcome(conn, index="DOCS"):
+    return conn.execute("select last_refresh_status, last_refresh_error, last_refresh_at is not null "
+                        "from dbms_cloud_ai.user_cloud_vector_indexes where index_name = %s",
+                        (index,)).fetchone()
+
+
+def chunk_text(conn, source):
+    return conn.execute("select content from dbms_cloud_ai._vector_chunk where source = %s",
+                        (source,)).fetchone()[0]
+
+
+@pytest.mark.parametrize("status,state", [(500, "LL000"), (429, "LL002")])
+def test_a_failed_scheduled_refresh_is_recorded_not_raised(docs, llm, status, state):
+    """refresh_vector_index_job (what pg_cron runs): the refresh rolls back, the
+    failure is recorded with a WARNING, and the job ends normally so the record
+    commits; an interactive refresh still raises."""
+    assert outcome(docs) == ("OK", None, True)          # create's own refresh
+    docs.execute("set dbms_cloud_ai.http_max_attempts = 1")
+    docs.execute("update handbook set body = 'Parking is free on Sundays.' where id = 2")
+    llm.reset()
+    llm.embed_script(Raw(status, {"error": {"message": "overloaded"}}))
+    notices: list[tuple[str, str]] = []
+    docs.add_notice_handler(lambda d: notices.append((d.severity_nonlocalized, d.message_primary)))
+    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] is None
+    st, error, at = outcome(docs)
+    assert (st, at) == ("FAILED", True) and error.startswith(f"{state}: ") and len(error) <= 500
+    assert [n for n in notices if n[0] == "WARNING" and state in n[1] and "DOCS" in n[1]]
+    assert chunk_text(docs, "alice.handbook:2") == DOCS[2]            # rolled back
+    assert docs.execute("select count(*) from dbms_cloud_ai._model_call "
+                        "where action = 'VECTOR_INDEX' and error_sqlstate = %s",
+                        (state,)).fetchone()[0] == 1                  # the failed request, kept
+    assert docs.execute("select last_refresh_status from dbms_cloud_ai.all_cloud_vector_indexes"
+                        ).fetchone()[0] == "FAILED"
+    # the next run succeeds and says so
+    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] == 1
+    assert outcome(docs) == ("OK", None, True)
+    assert chunk_text(docs, "alice.handbook:2") == "Parking is free on Sundays."
+    # interactive: the caller sees the error; nothing of it is kept
+    docs.execute("update handbook set body = 'Parking is closed.' where id = 2")
+    llm.embed_script(Raw(status, {"error": {"message": "overloaded"}}))
+    with raises(state):
+        docs.execute("select dbms_cloud_ai.refresh_vector_index('docs')")
+    assert outcome(docs) == ("OK", None, True)
+
+
+def test_scheduled_refresh_of_a_disabled_or_missing_index(docs, llm):
+    docs.execute("select dbms_cloud_ai.disable_vector_index('docs')")
+    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] is None
+    assert outcome(docs)[:2] == ("FAILED", "55000: vector index DOCS is disabled")
+    with raises("42501"):      # another owner's: refused, nothing to record
+        docs.execute("select dbms_cloud_ai.refresh_vector_index_job('\"bob\".\"DOCS\"')")
+    # an index dropped under its job: recorded nowhere, reported
+    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('gone')").fetchone()[0] is None
+
+
+def query_index(conn, llm, query, name="Q", profile="EMB", wait=True):
+    make_profile(conn, llm, profile, credential="C" + profile, embedding_model="m")
+    conn.execute("select dbms_cloud_ai.create_vector_index(%s, %s, null, %s)",
+                 (name, json.dumps({"location": f"query:{query}", "profile_name": profile,
+                                    "chunk_size": 200, "chunk_overlap": 20}), wait))
+
+
+def test_query_source_indexes_its_rows_and_narrate_finds_them(alice, llm):
+    """query:<select>: column 1 the id, column 2 the text; run as runsql runs
+    generated SQL, so a statement_timeout is needed."""
+    make_docs(alice)
+    alice.execute("set statement_timeout = '30s'")
+    query_index(alice, llm, "select id, body from alice.handbook where id <> 3;")
+    assert chunks(alice, "Q") == 2
+    assert attrs_of(alice, "Q")["location"] == "query:select id, body from alice.handbook where id <> 3"
+    assert sorted(r[0] for r in alice.execute("select source from dbms_cloud_ai._vector_chunk")) == [
+        "query:1", "query:2"]
+    rag_profile(alice, llm, index="Q", enable_sources=True)
+    llm.script(Answer("It opens at eight."))
+    out = generate(alice, "When does the cafeteria open in the morning?", "RAG", "narrate")
+    assert out.startswith("It opens at eight.") and "  - query:1" in out
+    assert json.dumps(DOCS[1]) in llm.chat_requests[-1].json["messages"][-1]["content"]
+    alice.execute("set statement_timeout = 0")
+    with raises("55000"):            # as runsql: not without a statement_timeout
+        alice.execute("select dbms_cloud_ai.refresh_vector_index('q')")
+
+
+def test_query_source_refusals(db, alice, llm):
+    make_docs(alice)
+    alice.execute("set statement_timeout = '30s'")
+    make_profile(alice, llm, "EMB", credential="CEMB", embedding_model="m")
+    for what, query, state in [
+            ("writing", "delete from alice.handbook returning id, body", "42501"),
+            ("writing CTE", "with d as (delete from alice.handbook returning *) "
+                            "select id, body from d", "42501"),
+            ("locking", "select id, body from alice.handbook for update", "42501"),
+            ("two statements", "select id, body from alice.handbook; select 1, 'x'", "42501"),
+            ("a function not allowed", "select 1, pg_catalog.pg_sleep(1)::text", "42501"),
+            ("the extension's tables", "select chunk_no, content from dbms_cloud_ai._vector_chunk",
+             "42501"),
+            ("not SQL", "select id, body frm alice.handbook", "22023"),
+            ("unqualified", "select id, body from handbook", "22023"),
+            ("three columns", "select id, body, 1 from alice.handbook", "22023"),
+            ("one column", "select body from alice.handbook", "22023")]:
+        with case(what), raises(state) as e:
+            alice.execute("select dbms_cloud_ai.create_vector_index('Q', %s)",
+                          (json.dumps({"location": f"query:{query}", "profile_name": "EMB"}),))
+        with case(what):
+            assert "location" in e["error"].diag.message_primary
+            assert alice.execute("select count(*) from dbms_cloud_ai._vector_index").fetchone()[0] == 0
+    admin = db.connect("ai_admin")
+    admin.execute("select dbms_cloud_ai.disable_data_access()")
+    try:
+        with raises("LL006"):      # a query's rows are row values, as a table's
+            query_index(alice, llm, "select id, body from alice.handbook", profile="EMB2")
+    finally:
+        admin.execute("select dbms_cloud_ai.enable_data_access()")
+
+
+def test_query_source_over_a_table_the_owner_cannot_read(alice, bob, llm):
+    bob.execute("create table bob.secret (id int, body text)")
+    bob.execute("insert into bob.secret values (1, 'The vault code is 1234.')")
+    bob.execute("grant usage on schema bob to alice")
+    alice.execute("set statement_timeout = '30s'")
+    query_index(alice, llm, "select id, body from bob.secret", wait=False)
+    with raises("42501"):
+        alice.execute("select dbms_cloud_ai.refresh_vector_index('q')")
+    assert alice.execute("select dbms_cloud_ai.refresh_vector_index_job('q')").fetchone()[0] is None
+    status, error, _ = outcome(alice, "Q")
+    assert status == "FAILED" and error.startswith("42501: ")
+    assert chunks(alice, "Q") == 0 and llm.embedding_requests == []

@@ -55,16 +55,21 @@ end;
 comment on function dbms_cloud_ai.update_vector_index(text, jsonb) is
 'Merge jsonb attributes into a vector index';
 
-create function dbms_cloud_ai.drop_vector_index(index_name text, include_data boolean default true,
-                                                 force boolean default false)
+-- schema_name (not in Oracle's signature): where include_data => false keeps the
+-- data, by default the caller's current schema; a default expression is
+-- evaluated by the caller, before the function's SET clause applies.
+create function dbms_cloud_ai.drop_vector_index(index_name text, include_data boolean default false,
+                                                 force boolean default false,
+                                                 schema_name text default pg_catalog.current_schema())
 returns void language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
 as $python$
     #BOOTSTRAP
-    return GD["dbms_cloud_ai"].sqlapi.drop_vector_index(plpy, index_name, include_data, force)
+    return GD["dbms_cloud_ai"].sqlapi.drop_vector_index(plpy, index_name, include_data, force,
+                                                        schema_name)
 $python$;
-comment on function dbms_cloud_ai.drop_vector_index(text, boolean, boolean) is
-'Drop a vector index with its chunks and grants; force => true ignores a missing index';
+comment on function dbms_cloud_ai.drop_vector_index(text, boolean, boolean, text) is
+'Drop a vector index and its grants; include_data => false (the default) first keeps its data as your table <index_name>$vectab; force => true ignores a missing index';
 
 create function dbms_cloud_ai.enable_vector_index(index_name text)
 returns void language plpython3u volatile parallel unsafe security invoker
@@ -119,13 +124,25 @@ $python$;
 comment on function dbms_cloud_ai.refresh_vector_index(text) is
 'Read the sources of your vector index again and embed the chunks that changed; returns how many were embedded';
 
+-- What pg_cron runs (rag/schedule.py): a failed refresh is rolled back,
+-- recorded on the index and reported by a WARNING, and the job ends normally.
+create function dbms_cloud_ai.refresh_vector_index_job(index_name text)
+returns integer language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.refresh_vector_index_job(plpy, index_name)
+$python$;
+comment on function dbms_cloud_ai.refresh_vector_index_job(text) is
+'refresh_vector_index as pg_cron runs it: a failure is recorded (last_refresh_status FAILED, last_refresh_error) with a WARNING instead of raised, and NULL returned';
+
 -- Oracle's views, and the ALL_ pair with the indexes granted to the caller.
 create view dbms_cloud_ai.user_cloud_vector_indexes with (security_invoker = true) as
 select i.index_name, i.description, i.status, i.refreshed as last_refreshed,
        i.embedding_model,
        (select pg_catalog.count(*) from dbms_cloud_ai._vector_chunk c
          where c.index_id operator(pg_catalog.=) i.index_id) as chunks,
-       i.created, i.modified
+       i.created, i.modified, i.last_refresh_status, i.last_refresh_error, i.last_refresh_at
   from dbms_cloud_ai._vector_index i
  where i.owner operator(pg_catalog.=) current_user;
 comment on view dbms_cloud_ai.user_cloud_vector_indexes is 'Your vector indexes';
@@ -142,7 +159,8 @@ comment on view dbms_cloud_ai.user_cloud_vector_index_attributes is
 
 create view dbms_cloud_ai.all_cloud_vector_indexes with (security_invoker = true) as
 select i.owner::text as owner, i.index_name, i.description, i.status,
-       i.refreshed as last_refreshed, i.embedding_model, i.created, i.modified
+       i.refreshed as last_refreshed, i.embedding_model, i.created, i.modified,
+       i.last_refresh_status, i.last_refresh_error, i.last_refresh_at
   from dbms_cloud_ai._vector_index i;
 comment on view dbms_cloud_ai.all_cloud_vector_indexes is
 'Your vector indexes and those shared with you';

@@ -17,6 +17,11 @@ create table dbms_cloud_ai._vector_index
 , common_words text[]              -- lexemes in too many chunks to select candidates (rag/retrieve.py)
 , created     timestamptz not null default pg_catalog.now()
 , modified    timestamptz not null default pg_catalog.now()
+-- the last refresh's outcome (rag/schedule.py): a failed one is recorded by
+-- pg_cron's job (refresh_vector_index_job), which rolls the refresh back
+, last_refresh_status text check (last_refresh_status in ('OK', 'FAILED'))
+, last_refresh_error  text         -- SQLSTATE: message (short) of a FAILED one
+, last_refresh_at     timestamptz
 , unique (owner, index_name)
 , unique (index_id, owner)
 );

@@ -4,3 +4,35 @@
 -- and in sql/schema, so a fresh install and an updated one end with identical
 -- catalogs (tests/test_upgrade.py).  Anything that creates a table goes above
 -- an include of 098-table-owner.sql; only files that create no table (099) follow it.
+
+-- drop_vector_index gains schema_name (where include_data => false keeps the
+-- data) and Oracle's default include_data => false: a new signature.
+drop function dbms_cloud_ai.drop_vector_index(text, boolean, boolean);
+drop function dbms_cloud_ai._py_drop_vector_index(text, boolean, boolean);   -- its body (build.py)
+
+-- The last refresh's outcome (089-vector-indexes.sql).
+alter table dbms_cloud_ai._vector_index
+    add column last_refresh_status text check (last_refresh_status in ('OK', 'FAILED')),
+    add column last_refresh_error text,
+    add column last_refresh_at timestamptz;
+
+-- pg_cron jobs of vector indexes (rag/schedule.py) scheduled by 0.7.0 call
+-- refresh_vector_index; 0.8.0's call refresh_vector_index_job, which records a
+-- failed refresh.  Only pg_cron's own cron.job (a member of that extension): a
+-- table a role planted as cron.job is never written by this superuser script.
+do $cron_jobs$
+begin
+    if exists (select from pg_catalog.pg_depend d
+                 join pg_catalog.pg_extension e on e.oid operator(pg_catalog.=) d.refobjid
+                where d.classid operator(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+                  and d.objid operator(pg_catalog.=) pg_catalog.to_regclass('cron.job')
+                  and d.deptype operator(pg_catalog.=) 'e'
+                  and e.extname operator(pg_catalog.=) 'pg_cron') then
+        update cron.job
+           set command = pg_catalog.replace(command, 'select dbms_cloud_ai.refresh_vector_index(',
+                                            'select dbms_cloud_ai.refresh_vector_index_job(')
+         where jobname operator(pg_catalog.~~) 'dbms_cloud_ai vector index %'
+           and command operator(pg_catalog.~~) 'select dbms_cloud_ai.refresh_vector_index(%';
+    end if;
+end
+$cron_jobs$;

@@ -44,3 +44,27 @@ def test_narrate_answers_from_the_indexed_document_with_its_source(db, alice, ga
         "select source_id, similarity from dbms_cloud_ai.user_cloud_ai_message_sources "
         "where source_kind = 'document' order by similarity desc limit 1").fetchall()
     assert source.endswith("alice.handbook:2#0") and similarity > 0.3, (source, similarity)
+
+
+def test_narrate_answers_from_the_rows_of_a_query_source(db, alice, gateway, local_model,
+                                                         local_embeddings):
+    """location query:...: only the rows the query returns are indexed (its WHERE
+    leaves out the returns policy), run as generated SQL runs (gateway_profile
+    sets the statement_timeout it needs)."""
+    conn = gateway_profile(db, alice, gateway, "openai", local_model.name)
+    conn.execute("select dbms_cloud_ai.set_attribute('P', 'embedding_model', %s)",
+                 (local_embeddings.name,))
+    db.admin.execute("create table alice.handbook (id int primary key, body text not null)")
+    db.admin.execute("grant select on alice.handbook to alice")
+    for k, body in HANDBOOK.items():
+        db.admin.execute("insert into alice.handbook values (%s, %s)", (k, body))
+    conn.execute("select dbms_cloud_ai.create_vector_index('POLICIES', %s)", (json.dumps(
+        {"location": "query:select id, body from alice.handbook where id <> 2",
+         "profile_name": "P", "match_limit": 1}),))
+    assert conn.execute("select chunks from dbms_cloud_ai.user_cloud_vector_indexes").fetchone() == (2,)
+    conn.execute("select dbms_cloud_ai.set_attribute('P', 'vector_index_name', 'POLICIES')")
+    conn.execute("select dbms_cloud_ai.set_attribute('P', 'enable_sources', 'true')")
+    answer = generate(conn, "At what time in the morning can staff park their car?", "P",
+                      "narrate")
+    assert "6" in answer, answer
+    assert "query:3" in answer, answer

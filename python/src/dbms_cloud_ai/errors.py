@@ -46,6 +46,19 @@ class DuplicateObject(DcaError):
     sqlstate, condition = "42710", "duplicate_object"
 
 
+class DuplicateTable(DcaError):
+    """drop_vector_index(include_data => false): the table that would keep the
+    data exists already."""
+
+    sqlstate, condition = "42P07", "duplicate_table"
+
+
+class InvalidSchemaName(DcaError):
+    """No schema to create a table in (no current schema, or none of that name)."""
+
+    sqlstate, condition = "3F000", "invalid_schema_name"
+
+
 class NotInPrerequisiteState(DcaError):
     sqlstate, condition = "55000", "object_not_in_prerequisite_state"
 
@@ -179,6 +192,12 @@ SQLSTATES = {
               "record (FEEDBACK); no table you can read in an NL2SQL profile's scope "
               "(showprompt, or with raise_on_invalid_sql); a table generate_synthetic_data cannot see"),
     "42710": ("duplicate_object", "profile or credential already exists"),
+    "42P07": ("duplicate_table",
+              "drop_vector_index(include_data => false): the table that would keep the "
+              "index's data exists already"),
+    "3F000": ("invalid_schema_name",
+              "drop_vector_index(include_data => false) with no current schema (or a "
+              "schema_name that does not exist)"),
     "55000": ("object_not_in_prerequisite_state",
               "profile or credential disabled, already in the desired status, no "
               "profile set in the session, extension updated in this session, runsql or "

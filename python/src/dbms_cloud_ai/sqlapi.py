@@ -23,7 +23,7 @@ _synthetic_params = LazyModule("synthetic.params")
 _text_actions = LazyModule("text.actions")
 _usage = LazyModule("model.usage")
 _vector_indexes = LazyModule("rag.indexes")
-_vector_refresh = LazyModule("rag.refresh")
+_vector_schedule = LazyModule("rag.schedule")
 
 # --- dbms_cloud ---------------------------------------------------------------
 
@@ -437,8 +437,8 @@ def update_vector_index_attributes(plpy, index_name, attributes_json):
 
 
 @sql_entry
-def drop_vector_index(plpy, index_name, include_data, force):
-    _vector_indexes.drop(plpy, index_name, include_data, force)
+def drop_vector_index(plpy, index_name, include_data, force, schema_name):
+    _vector_indexes.drop(plpy, index_name, include_data, force, schema_name)
 
 
 @sql_entry
@@ -463,4 +463,9 @@ def revoke_vector_index_access(plpy, index_name, user_or_role_name):
 
 @sql_entry
 def refresh_vector_index(plpy, index_name):
-    return _vector_refresh.run(plpy, index_name)
+    return _vector_schedule.refresh_now(plpy, index_name)
+
+
+@sql_entry
+def refresh_vector_index_job(plpy, index_name):
+    return _vector_schedule.refresh_job(plpy, index_name)

@@ -13,7 +13,7 @@ import json
 
 from .. import attributes, db, sharing, writer
 from ..errors import DuplicateObject, InvalidParameter, UndefinedObject
-from . import ann, options, refresh, schedule
+from . import ann, keep, options, schedule
 
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_vector_index(index_name, attributes)."
 
@@ -69,7 +69,7 @@ def create(plpy, index_name, attributes_json, description, wait_for_completion) 
                  (name, description, json.dumps(attrs)))
     schedule.set(plpy, name, options.value(attrs, "refresh_rate"))
     if wait_for_completion is None or wait_for_completion:
-        refresh.run(plpy, name)
+        schedule.refresh_now(plpy, name)
 
 
 def update(plpy, index_name, changes: dict, fn: str) -> None:
@@ -107,12 +107,14 @@ def update_all(plpy, index_name, attributes_json) -> None:
            "update_vector_index")
 
 
-def drop(plpy, index_name, include_data, force) -> None:
-    """The index, its chunks and its grants (include_data: Oracle's vector
-    table; here the chunks live with the index and always go with it)."""
+def drop(plpy, index_name, include_data, force, schema_name=None) -> None:
+    """The index, its chunks and its grants; without include_data (Oracle's
+    default) the chunks are first kept as a table of the caller's (keep.py)."""
     row = _own(plpy, index_name, missing_ok=bool(force))
     if row is None:
         return
+    if not include_data:
+        keep.keep(plpy, row, *keep.check(plpy, row, schema_name))
     schedule.clear(plpy, row["index_name"])
     ann.drop(plpy, row["index_id"])
     writer.query(plpy, "delete from dbms_cloud_ai._vector_index "

@@ -7,7 +7,7 @@ the others as they are.  Embeddings go through the index's profile (the
 owner's, with its credential and embedding_model): one accounted request per
 chunk (purpose 'embedding', action VECTOR_INDEX), counted against budgets.
 
-A table source sends row values to the embedding provider: refused with LL006
+A table or query source sends row values to the embedding provider: refused with LL006
 while data access is disabled (data_access.py).  URL documents are not row
 values and are refreshed either way.
 """
@@ -87,7 +87,7 @@ def run(plpy, index_name) -> int:
             f"vector index attribute profile_name: profile {ctx.profile.name} has no embedding_model",
             hint="Set embedding_model on the profile, then refresh the index.")
     srcs = sources.all_of(attrs)
-    if any(s.kind == "table" for s in srcs) and not data_access.enabled(ctx):
+    if any(s.kind in ("table", "query") for s in srcs) and not data_access.enabled(ctx):
         raise DataAccessDisabled(
             f"data access is disabled for SELECT AI: vector index {idx['index_name']} embeds "
             "table rows",

@@ -4,11 +4,77 @@ pg_cron runs a job as the role that scheduled it, so the owner schedules its
 own index's refresh; without pg_cron in this database, or without USAGE on
 its schema, nothing is scheduled and refresh_vector_index() is called by any
 other scheduler (docs/reference/vector-indexes.md).
+
+Each refresh's outcome is recorded on the index (last_refresh_status,
+last_refresh_error, last_refresh_at).  The job runs refresh_vector_index_job:
+the refresh in a subtransaction; a failure rolls that back, is recorded as
+FAILED and reported by a WARNING (pg_cron's job log), and the job ends
+normally so that the record commits.  An interactive refresh raises as
+before (its caller sees the error; its transaction, record included, rolls
+back).
 """
 
 from __future__ import annotations
 
-from .. import db
+from .. import db, writer
+from ..errors import DcaError
+from ..model import accounting
+from . import options, refresh
+
+MAX_ERROR = 500            # characters of last_refresh_error
+_RECORD = """
+    update dbms_cloud_ai._vector_index
+       set last_refresh_status = $2, last_refresh_error = $3, last_refresh_at = pg_catalog.now()
+     where owner = dbms_cloud_ai._caller() and index_name = $1"""
+
+
+def _record(plpy, name: str, status: str, error: str | None) -> None:
+    writer.query(plpy, _RECORD, ("text", "text", "text"), (name, status, error))
+
+
+def _error(plpy, e: Exception) -> str:
+    """SQLSTATE: message, short.  An unexpected exception is named by its type
+    only (its text could carry request data), as boundary.sql_entry does."""
+    if isinstance(e, DcaError):
+        state, message = e.sqlstate, e.message
+    elif isinstance(e, plpy.SPIError) and getattr(e, "sqlstate", None):
+        state, message = e.sqlstate, str(e.args[0] if e.args else e).splitlines()[0]
+    else:
+        state, message = "XX000", f"internal error ({type(e).__name__})"
+    text = f"{state}: {message}"
+    return text if len(text) <= MAX_ERROR else text[:MAX_ERROR - 1] + "…"
+
+
+def refresh_now(plpy, index_name) -> int:
+    """refresh_vector_index(): the refresh, recorded OK; an error is raised."""
+    n = refresh.run(plpy, index_name)
+    _record(plpy, options.own_name(index_name, plpy), "OK", None)
+    return n
+
+
+def refresh_job(plpy, index_name) -> int | None:
+    """refresh_vector_index_job(): the chunks embedded, or NULL after a failure
+    (recorded, with a WARNING) that is not raised."""
+    name = options.own_name(index_name, plpy)     # not the owner's: raised, nothing to record
+    try:
+        with plpy.subtransaction():
+            n = refresh.run(plpy, name)
+    except Exception as e:  # noqa: BLE001 - recorded and reported, not raised
+        error = _error(plpy, e)
+        _record(plpy, name, "FAILED", error)
+        plpy.warning(f"refresh of vector index {name} failed: {error}",
+                     hint="See last_refresh_error in dbms_cloud_ai.user_cloud_vector_indexes; "
+                          "call dbms_cloud_ai.refresh_vector_index() to see the whole error.")
+        # the failed requests' records, which accounting.py kept in memory: a
+        # job's session ends soon; if they cannot be written now, a later call does
+        try:
+            with plpy.subtransaction():
+                accounting.flush(plpy, db.current_user(plpy))
+        except plpy.SPIError:
+            pass
+        return None
+    _record(plpy, name, "OK", None)
+    return n
 
 
 def _cron(plpy) -> bool:
@@ -34,7 +100,7 @@ def cron_expression(minutes: int) -> str:
 def set(plpy, name: str, minutes: int) -> None:
     if not _cron(plpy):
         return
-    command = ("select dbms_cloud_ai.refresh_vector_index("
+    command = ("select dbms_cloud_ai.refresh_vector_index_job("
                + plpy.quote_literal('"' + name + '"') + ")")
     db.query(plpy, "select cron.schedule($1, $2, $3)", ("text", "text", "text"),
              (job_name(plpy, name), cron_expression(minutes), command))

@@ -6,6 +6,16 @@
   the owner may read is a document named by its id; identifiers follow SQL
   (unquoted are folded to lower case, "quoted" are taken as written); the
   schema is required (a pg_cron refresh has another search_path);
+- ``query:select id, body from schema.table where ...``: each row of a query
+  is a document, column 1 its id, column 2 its text.  The query is a role's
+  text run at refresh time (also by pg_cron), so it is treated as hostile as
+  model-generated SQL: checked by nl2sql/sqlguard.py when it is set and at
+  each refresh (one read-only SELECT, no locking clause, allowed functions, no
+  catalog or extension relation; relations schema-qualified, as a pg_cron
+  refresh has another search_path) and run as runsql runs generated SQL
+  (nl2sql/sqlrun.py: what PostgreSQL resolved it to is verified by OID, as the
+  caller, read-only, under its statement_timeout and dbms_cloud_ai.max_rows /
+  max_result_bytes, in a subtransaction always rolled back);
 - ``https://...`` or ``http://...``: one document, fetched as summarize's
   location_uri is (text/actions.fetch_document: the host ACL, one deadline,
   8 MB at most, text types only), with the index's credential_name for Basic
@@ -19,6 +29,7 @@ chunk_overlap characters of the one before it.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 
@@ -27,6 +38,8 @@ from ..errors import InsufficientPrivilege, InvalidParameter, UndefinedObject
 from ..lazy import LazyModule
 
 text_actions = LazyModule("text.actions")      # fetch_document, split: loaded on first use
+sqlguard = LazyModule("nl2sql.sqlguard")       # pglast and sqlglot: only for query sources
+sqlrun = LazyModule("nl2sql.sqlrun")
 HINT = ("See the attributes of dbms_cloud_ai.create_vector_index() in "
         "docs/reference/vector-indexes.md.")
 
@@ -35,15 +48,17 @@ _IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)'
 _TABLE = re.compile(rf'table:\s*({_IDENT}\s*\.\s*{_IDENT})\s*\(\s*({_IDENT})\s*,\s*({_IDENT})\s*\)\s*\Z',
                     re.I)
 _URL = re.compile(r"https?://\S+\Z", re.I)
+_QUERY = re.compile(r"query:\s*(.*?)[\s;]*\Z", re.I | re.S)
 
 
 @dataclass(frozen=True)
 class Source:
     text: str                  # as stored (the location's canonical text)
-    kind: str                  # "table" or "url"
+    kind: str                  # "table", "query" or "url"
     relation: str | None = None
     id_column: str | None = None
     text_column: str | None = None
+    sql: str | None = None     # a query source's SELECT
 
 
 def _column(ident: str) -> str:
@@ -56,14 +71,41 @@ def parse(text: str, fn: str = "create_vector_index") -> Source:
         rel, idc, txt = m.groups()
         rel = re.sub(r"\s*\.\s*", ".", rel)
         return Source(f"table:{rel}({idc}, {txt})", "table", rel, _column(idc), _column(txt))
+    m = _QUERY.match(text)
+    if m:
+        check_query(m.group(1), fn)
+        return Source(f"query:{m.group(1)}", "query", sql=m.group(1))
     if _URL.match(text):
         return Source(text, "url")
     raise InvalidParameter(
         f"vector index attribute location is not a source: {text!r}",
-        detail="A source is 'table:schema.table(id_column, text_column)' (schema required) "
-               "or an http(s) URL; "
+        detail="A source is 'table:schema.table(id_column, text_column)' (schema required), "
+               "'query:select id, text from schema.table ...' or an http(s) URL; "
                "location may also be a JSON array of sources.",
         hint=f"Correct it in dbms_cloud_ai.{fn}(); {HINT}")
+
+
+def check_query(sql: str, fn: str = "create_vector_index"):
+    """A query source's SELECT, accepted by the validator of generated SQL
+    (its SQLSTATE: 22023 not a query, 42501 not allowed), every relation
+    schema-qualified; a sqlguard.Checked."""
+    hint = f"Correct it in dbms_cloud_ai.{fn}(); {HINT}"
+    try:
+        checked = sqlguard.check(sql)
+    except InsufficientPrivilege as e:
+        raise InsufficientPrivilege(f"vector index attribute location: query source {e.message}",
+                                    detail=e.detail, hint=hint) from None
+    except InvalidParameter as e:
+        raise InvalidParameter(f"vector index attribute location: query source {e.message}",
+                               detail=e.detail, hint=hint) from None
+    bare = sorted(name for schema, name in checked.objects if schema is None)
+    if bare:
+        raise InvalidParameter(
+            "vector index attribute location: query source names relation "
+            f"{bare[0]} without its schema",
+            detail="A refresh by pg_cron runs with another search_path.",
+            hint=f"Write schema.{bare[0]}; {hint}")
+    return checked
 
 
 def all_of(attrs: dict) -> list[Source]:
@@ -101,11 +143,39 @@ def _table_sql(plpy, src: Source) -> str:
             f"from {row['rel']} where {q(src.text_column)} is not null limit {MAX_ROWS}")
 
 
+def _value(raw: str | None) -> str | None:
+    """A column's value as text, from the JSON text sqlrun returns."""
+    v = json.loads(raw) if raw is not None else None
+    return v if v is None or isinstance(v, str) else raw
+
+
+def _query_rows(plpy, src: Source) -> list[tuple[str, str]]:
+    """Rows of a query source, run as runsql runs generated SQL (sqlrun.run:
+    read-only, as the caller, under the session's statement_timeout and
+    row/byte limits); relations are qualified, so no search_path is given."""
+    limits = sqlrun.limits(plpy)
+    result = sqlrun.run(plpy, check_query(src.sql, "update_vector_index"), [], limits)
+    out = []
+    for text in result.rows:
+        pairs = json.loads(text)
+        if len(pairs) != 2:
+            raise InvalidParameter(
+                f"vector index attribute location: query source returns {len(pairs)} columns, "
+                "not 2 (id, text)",
+                hint="Correct it with dbms_cloud_ai.update_vector_index(); " + HINT)
+        ident, body = _value(pairs[0][1]), _value(pairs[1][1])
+        if body is not None:
+            out.append((f"query:{ident}", body))
+    return out
+
+
 def documents(plpy, ctx, src: Source, credential_name) -> list[tuple[str, str]]:
     """(source id, text) of each document of one source."""
     if src.kind == "table":
         rows = db.query(plpy, _table_sql(plpy, src))
         return [(f"{src.relation}:{r['id']}", r["body"]) for r in rows]
+    if src.kind == "query":
+        return _query_rows(plpy, src)
     return [(src.text, text_actions.fetch_document(plpy, ctx, src.text, credential_name))]
 
 
