@@ -187,8 +187,9 @@ TABLES = {t.name: t for t in (
     Table('dbms_cloud_ai._vector_index', role_column="owner", probe_column="description",
           insert=("insert into dbms_cloud_ai._vector_index (owner, index_name) "
                   "values ({o}, 'M' || gen_random_uuid())"),
-          # administrators delete a dropped role's indexes only (drop_role_data)
-          access={USERS: SHARED_WITH, "ai_admin": SHARED_WITH[:5] + ("none",)}),
+          # administrators read every index (dba_cloud_vector_indexes), and delete a
+          # dropped role's only (drop_role_data); never the chunks of others' indexes
+          access={USERS: SHARED_WITH, "ai_admin": ("all",) + SHARED_WITH[1:5] + ("none",)}),
     Table('dbms_cloud_ai._vector_chunk', role_column="owner", probe_column="content",
           insert=("insert into dbms_cloud_ai._vector_chunk (index_id, owner, source, chunk_no, content, hash) "
                   "select index_id, {o}, 'm', 0, 'm', 'm' from dbms_cloud_ai._vector_index "

@@ -871,6 +871,8 @@ STEPS = [
     Step(f"{D}._pending_calls()", f"select count(*) from {D}._pending_calls()"),
     Step(f"{D}._tokens_used_today()", f"select {D}._tokens_used_today() > 0"),
     Step(f"{D}._caller()", f"select {D}._caller() = current_user"),
+    Step(f"{D}._vector_index_usable(uuid,name)",
+         f"select {D}._vector_index_usable(gen_random_uuid(), current_user)"),
     Step(f"{D}._session_table()", f"select {D}._session_table() is null"),
     Step(f"{D}._write(text,name,oid,oid)", f"select {D}._write('no token', current_user, null, null)"),
     Step(f"{D}._usage_live_from()", f"select {D}._usage_live_from() is not null"),

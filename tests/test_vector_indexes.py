@@ -502,3 +502,34 @@ def test_query_source_over_a_table_the_owner_cannot_read(alice, bob, llm):
     status, error, _ = outcome(alice, "Q")
     assert status == "FAILED" and error.startswith("42501: ")
     assert chunks(alice, "Q") == 0 and llm.embedding_requests == []
+
+
+def test_dba_views_show_every_index_to_administrators_only(docs, llm, bob, db):
+    """Oracle's DBA_CLOUD_VECTOR_INDEXES / _ATTRIBUTES: every role's indexes for
+    dbms_cloud_ai_admin, never their chunks, and nothing of them in the
+    administrator's ALL_ views or narrate until they are shared with it."""
+    make_docs(bob, table="bobdocs")
+    create_index(bob, llm, name="BOBS", table="bobdocs", profile="BEMB")
+    admin = db.connect("ai_admin")
+    assert admin.execute("select owner, index_name, status from dbms_cloud_ai.dba_cloud_vector_indexes "
+                         "order by 1").fetchall() == [("alice", "DOCS", "ENABLED"),
+                                                      ("bob", "BOBS", "ENABLED")]
+    assert ("alice", "DOCS", "location", "table:alice.handbook(id, body)") in admin.execute(
+        "select owner, index_name, attribute_name, attribute_value "
+        "from dbms_cloud_ai.dba_cloud_vector_index_attributes").fetchall()
+    for view in ("dba_cloud_vector_indexes", "dba_cloud_vector_index_attributes"):
+        for conn in (docs, bob):
+            with raises("42501"):
+                conn.execute(f"select * from dbms_cloud_ai.{view}")
+    # the administrator's own view of them: none is its own or shared with it
+    for view in ("all_cloud_vector_indexes", "all_cloud_vector_index_attributes"):
+        assert admin.execute(f"select count(*) from dbms_cloud_ai.{view}").fetchone()[0] == 0
+    assert admin.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 0
+    make_profile(admin, llm, "ARAG", credential="ACRED", vector_index_name='"alice"."DOCS"')
+    with raises("42704"):
+        generate(admin, "When does the cafeteria open?", "ARAG", "narrate")
+    # shared with it: its ALL_ views list it, and it may read its chunks
+    docs.execute("select dbms_cloud_ai.grant_vector_index_access('DOCS', 'ai_admin')")
+    assert admin.execute("select owner, index_name from dbms_cloud_ai.all_cloud_vector_indexes"
+                         ).fetchall() == [("alice", "DOCS")]
+    assert admin.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 3

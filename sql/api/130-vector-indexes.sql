@@ -157,11 +157,28 @@ select i.index_name, a.key as attribute_name,
 comment on view dbms_cloud_ai.user_cloud_vector_index_attributes is
 'The attributes of your vector indexes, as set';
 
+-- "Own or shared with me": the ALL_ views and narrate's lookup say it
+-- themselves, since administrators read every index row (vector_index_admin_read).
+create function dbms_cloud_ai._vector_index_usable(p_index uuid, p_owner name)
+returns boolean language sql stable parallel safe security invoker
+set search_path to pg_catalog, pg_temp
+as $$
+    select p_owner operator(pg_catalog.=) current_user
+        or exists (select from dbms_cloud_ai._vector_index_grant g
+                    where g.index_id operator(pg_catalog.=) p_index
+                      and (g.grantee_oid operator(pg_catalog.=) 0
+                           or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
+                               and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))))
+$$;
+comment on function dbms_cloud_ai._vector_index_usable(uuid, name) is
+'Internal: whether the vector index is the caller''s or shared with it';
+
 create view dbms_cloud_ai.all_cloud_vector_indexes with (security_invoker = true) as
 select i.owner::text as owner, i.index_name, i.description, i.status,
        i.refreshed as last_refreshed, i.embedding_model, i.created, i.modified,
        i.last_refresh_status, i.last_refresh_error, i.last_refresh_at
-  from dbms_cloud_ai._vector_index i;
+  from dbms_cloud_ai._vector_index i
+ where dbms_cloud_ai._vector_index_usable(i.index_id, i.owner);
 comment on view dbms_cloud_ai.all_cloud_vector_indexes is
 'Your vector indexes and those shared with you';
 
@@ -170,9 +187,29 @@ select i.owner::text as owner, i.index_name, a.key as attribute_name,
        case pg_catalog.jsonb_typeof(a.value) when 'string' then a.value operator(pg_catalog.#>>) '{}'
             else a.value::text end as attribute_value
   from dbms_cloud_ai._vector_index i
- cross join pg_catalog.jsonb_each(i.attributes) a;
+ cross join pg_catalog.jsonb_each(i.attributes) a
+ where dbms_cloud_ai._vector_index_usable(i.index_id, i.owner);
 comment on view dbms_cloud_ai.all_cloud_vector_index_attributes is
 'The attributes of your vector indexes and of those shared with you';
+
+-- Oracle's DBA_ pair: every role's indexes (dbms_cloud_ai_admin only), without
+-- their chunks.
+create view dbms_cloud_ai.dba_cloud_vector_indexes with (security_invoker = true) as
+select i.owner::text as owner, i.index_name, i.description, i.status,
+       i.refreshed as last_refreshed, i.embedding_model, i.created, i.modified,
+       i.last_refresh_status, i.last_refresh_error, i.last_refresh_at
+  from dbms_cloud_ai._vector_index i;
+comment on view dbms_cloud_ai.dba_cloud_vector_indexes is
+'All vector indexes (dbms_cloud_ai_admin only)';
+
+create view dbms_cloud_ai.dba_cloud_vector_index_attributes with (security_invoker = true) as
+select i.owner::text as owner, i.index_name, a.key as attribute_name,
+       case pg_catalog.jsonb_typeof(a.value) when 'string' then a.value operator(pg_catalog.#>>) '{}'
+            else a.value::text end as attribute_value
+  from dbms_cloud_ai._vector_index i
+ cross join pg_catalog.jsonb_each(i.attributes) a;
+comment on view dbms_cloud_ai.dba_cloud_vector_index_attributes is
+'The attributes of all vector indexes (dbms_cloud_ai_admin only)';
 
 create view dbms_cloud_ai.user_cloud_vector_index_grants with (security_invoker = true) as
 select i.index_name, g.grantee::text as grantee, g.granted

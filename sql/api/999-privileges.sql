@@ -87,6 +87,8 @@ grant select on dbms_cloud.user_credentials, dbms_cloud_ai.user_cloud_ai_profile
                 dbms_cloud_ai.all_cloud_ai_profiles, dbms_cloud_ai.all_cloud_ai_profile_attributes,
                 dbms_cloud_ai.user_cloud_ai_profile_grants
    to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.dba_cloud_vector_indexes, dbms_cloud_ai.dba_cloud_vector_index_attributes
+   to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai.dba_cloud_ai_profiles, dbms_cloud_ai.dba_cloud_ai_profile_attributes,
                 dbms_cloud_ai.dba_cloud_ai_profile_grants,
                 dbms_cloud_ai.dba_host_aces, dbms_cloud_ai.dba_cloud_ai_conversations,

@@ -90,9 +90,22 @@ create policy vector_index_read on dbms_cloud_ai._vector_index for select
 -- A chunk is readable with its index (vector_index_read decides: the owner, the
 -- grantees; and, from 099-vector-index-writer.sql, not a later role of a
 -- dropped owner's name).
+-- Own or granted is said again here: administrators read every index row
+-- (vector_index_admin_read), never the chunks of indexes not shared with them.
 create policy vector_chunk_read on dbms_cloud_ai._vector_chunk for select
     using (exists (select from dbms_cloud_ai._vector_index i
-                    where i.index_id operator(pg_catalog.=) _vector_chunk.index_id));
+                    where i.index_id operator(pg_catalog.=) _vector_chunk.index_id)
+           and (owner operator(pg_catalog.=) current_user
+                or exists (select from dbms_cloud_ai._vector_index_grant g
+                            where g.index_id operator(pg_catalog.=) _vector_chunk.index_id
+                              and (g.grantee_oid operator(pg_catalog.=) 0
+                                   or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
+                                       and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))))));
+-- Administrators read every index's row and attributes (Oracle's
+-- DBA_CLOUD_VECTOR_INDEXES); queries that mean "own or shared with me" say so
+-- themselves (the ALL_ views, narrate's lookup: rag/narrate.py).
+create policy vector_index_admin_read on dbms_cloud_ai._vector_index for select
+    to dbms_cloud_ai_admin using (true);
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_chunk', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index_grant', '');

@@ -36,3 +36,17 @@ begin
     end if;
 end
 $cron_jobs$;
+
+-- Administrators read every vector index (dba_cloud_vector_indexes), not its
+-- chunks: the chunk policy says own or granted itself (089-vector-indexes.sql).
+alter policy vector_chunk_read on dbms_cloud_ai._vector_chunk
+    using (exists (select from dbms_cloud_ai._vector_index i
+                    where i.index_id operator(pg_catalog.=) _vector_chunk.index_id)
+           and (owner operator(pg_catalog.=) current_user
+                or exists (select from dbms_cloud_ai._vector_index_grant g
+                            where g.index_id operator(pg_catalog.=) _vector_chunk.index_id
+                              and (g.grantee_oid operator(pg_catalog.=) 0
+                                   or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
+                                       and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))))));
+create policy vector_index_admin_read on dbms_cloud_ai._vector_index for select
+    to dbms_cloud_ai_admin using (true);

@@ -36,6 +36,7 @@ _INDEX = """
      where i.index_name = $1
        and (case when $2 is null then i.owner = current_user
                  else pg_catalog.lower(i.owner::text) = pg_catalog.lower($2) end)
+       and dbms_cloud_ai._vector_index_usable(i.index_id, i.owner)
      order by (i.owner = coalesce($2, current_user::text)) desc limit 1"""
 
 
