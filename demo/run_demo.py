@@ -193,8 +193,9 @@ def start_local_model(mode: Mode) -> None:
               "(a vector index) is skipped", flush=True)
         return
     url, model = ask(LOCAL_EMBEDDINGS, "url"), ask(LOCAL_EMBEDDINGS, "model")
-    # An OpenAI-compatible server (no provider) that needs no key: no credential.
-    mode.embed_attrs = {"provider_endpoint": url, "embedding_model": model}
+    # An OpenAI-compatible server (no provider) that needs no key: no credential.  Such a
+    # profile must name a model; this one never chats, so it names the one the server serves.
+    mode.embed_attrs = {"provider_endpoint": url, "model": model, "embedding_model": model}
     mode.embed_ace = (urlsplit(url).hostname, urlsplit(url).port)
     print(f"demo: the local embedding server {model} embeds at {url} (it stays up after the "
           "demo; make demo-stop stops it)", flush=True)
