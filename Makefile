@@ -172,8 +172,9 @@ clean:
 	rm -f extension/$(EXTENSION)--*.sql
 	rm -rf $(VENV) .lintvenv .pytest_cache
 
-# Stop what `make demo` left running: the model server (scripted or local) and the cluster;
-# and the gateway `make test-real` starts.
+# Stop what `make demo` left running: the model server (scripted or local), the local
+# embedding server (step 30's vector index) and the cluster; and the gateway `make test-real`
+# starts.
 demo-stop:
 	DEMO_DIR=$(DEMO_DIR) $(PYTHON) demo/run_demo.py --stop
 	scripts/local-model.sh stop

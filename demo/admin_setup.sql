@@ -1,6 +1,7 @@
 -- make demo, part 1: what a superuser (or DBA) does once per database.
 -- Run by demo/run_demo.py as postgres in the demo database, with psql
--- variables need_ace (true/false), ace_host and ace_port.
+-- variables need_ace (true/false), ace_host and ace_port, and need_embed_ace,
+-- embed_ace_host and embed_ace_port (the local embedding server; only with need_ace).
 
 -- The extension (CASCADE also installs plpython3u, which it needs).
 CREATE EXTENSION dbms_cloud_ai CASCADE;
@@ -26,6 +27,11 @@ SELECT dbms_cloud_ai.append_host_ace(host => :'ace_host', principal_name => 'dem
                                      lower_port => :ace_port);
 SELECT dbms_cloud_ai.append_host_ace(host => :'ace_host', principal_name => 'demo_analyst',
                                      lower_port => :ace_port);
+\if :need_embed_ace
+-- The local embedding server (step 30's vector index) listens on a port of its own.
+SELECT dbms_cloud_ai.append_host_ace(host => :'embed_ace_host', principal_name => 'demo_user',
+                                     lower_port => :embed_ace_port);
+\endif
 SELECT host, lower_port, upper_port, principal_name, privilege FROM dbms_cloud_ai.dba_host_aces;
 \else
 \echo '-- No host ACE needed: HTTPS to a provider''s own API host is allowed out of the box.'

@@ -9,9 +9,12 @@ This script
      (DEMO_OPENAI_COMPATIBLE_URL, OPENAI_API_KEY, ANTHROPIC_API_KEY, ...),
      else the LOCAL model: a real small model behind llama.cpp's
      OpenAI-compatible server on 127.0.0.1 (scripts/local-model.sh builds it
-     on first use, caches it, and leaves it running so you can go on in psql);
-     with DEMO_OFFLINE=1, the scripted endpoint tools/fake_llm.py serving
-     demo/answers.json instead (instant; pid in DEMO_DIR/fake_llm.pid);
+     on first use, caches it, and leaves it running so you can go on in psql),
+     with the local embedding server beside it for the vector index of step
+     30 (scripts/local-embeddings.sh: all-MiniLM-L6-v2, llama.cpp's server
+     does not embed); with DEMO_OFFLINE=1, the scripted endpoint
+     tools/fake_llm.py serving demo/answers.json instead (instant; pid in
+     DEMO_DIR/fake_llm.pid), which embeds too;
   2. creates the database demo and loads demo/sample_schema.sql (schema sh);
   3. as postgres runs demo/admin_setup.sql: the extension, the login role
      demo_user and, when needed, a host ACE;
@@ -85,6 +88,10 @@ class Mode:
     ace_host: str | None = None   # host ACE needed for a non-provider host
     ace_port: int | None = None
     local: bool = False           # the project's local model server (scripts/local-model.sh)
+    # The profile that embeds the vector index of step 30 (None: the step is skipped), and
+    # the host and port of its server when that needs a host ACE of its own.
+    embed_attrs: dict | None = None
+    embed_ace: tuple[str, int] | None = None
     timeout: str = "30s"          # http_timeout and statement_timeout of the walk-through
 
 
@@ -145,6 +152,7 @@ def choose_mode() -> Mode:
 
 
 LOCAL_MODEL = ROOT / "scripts" / "local-model.sh"
+LOCAL_EMBEDDINGS = ROOT / "scripts" / "local-embeddings.sh"
 
 
 def local_mode() -> Mode:
@@ -157,23 +165,40 @@ def local_mode() -> Mode:
                 cred_user="LOCAL_MODEL", key="no-key-needed", local=True, timeout="300s")
 
 
+def ask(script: pathlib.Path, what: str) -> str:
+    return subprocess.run([str(script), what], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 def start_local_model(mode: Mode) -> None:
-    """Start (building and caching on first use) the local model server; its
-    progress goes to the terminal."""
+    """Start (building and caching on first use) the local model server, and the
+    local embedding server beside it (installed on first use too; reused when it
+    runs already); their progress goes to the terminal."""
+    # The embedding server starts meanwhile: its install and torch's start overlap
+    # the model server's build and load.
+    embedder = subprocess.Popen([str(LOCAL_EMBEDDINGS), "start"], stdin=subprocess.DEVNULL)
     if subprocess.run([str(LOCAL_MODEL), "start"]).returncode != 0:
+        embedder.wait()
         fail("the local model server did not start (see above); DEMO_OFFLINE=1 make demo "
              "runs with the scripted endpoint instead")
-
-    def ask(what):
-        return subprocess.run([str(LOCAL_MODEL), what], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    url, model = ask("url"), ask("model")
+    url, model = ask(LOCAL_MODEL, "url"), ask(LOCAL_MODEL, "model")
     parts = urlsplit(url)
     mode.attrs.update(provider_endpoint=url, model=model)
     mode.ace_host, mode.ace_port = parts.hostname, parts.port
     mode.label = f"the local model {model} at {url}"
     print(f"demo: the local model {model} answers at {url} (it stays up after the demo; "
           "make demo-stop stops it)", flush=True)
+    if embedder.wait() != 0:
+        print("demo: WARNING: the local embedding server did not start (see above): step 30 "
+              "(a vector index) is skipped", flush=True)
+        return
+    url, model = ask(LOCAL_EMBEDDINGS, "url"), ask(LOCAL_EMBEDDINGS, "model")
+    # An OpenAI-compatible server (no provider) that needs no key: no credential.  Such a
+    # profile must name a model; this one never chats, so it names the one the server serves.
+    mode.embed_attrs = {"provider_endpoint": url, "model": model, "embedding_model": model}
+    mode.embed_ace = (urlsplit(url).hostname, urlsplit(url).port)
+    print(f"demo: the local embedding server {model} embeds at {url} (it stays up after the "
+          "demo; make demo-stop stops it)", flush=True)
 
 
 def offline_mode(why: str) -> Mode:
@@ -368,6 +393,10 @@ def main() -> int:
     if mode.offline:
         fake_port = start_server(demo_dir)
         mode.attrs["provider_endpoint"] = f"http://127.0.0.1:{fake_port}"
+        # the scripted endpoint embeds too (a hashed bag of words)
+        mode.embed_attrs = {"provider": "openai", "credential_name": "DEMO_CRED",
+                            "provider_endpoint": mode.attrs["provider_endpoint"],
+                            "embedding_model": "text-embedding-3-small"}
         mode.ace_host, mode.ace_port = "127.0.0.1", fake_port
         print(f"demo: offline model server listening on http://127.0.0.1:{fake_port} "
               f"(pid {read_pid(pid_files(demo_dir)[0])}, stays up after the demo)", flush=True)
@@ -388,6 +417,9 @@ def main() -> int:
         "local": "true" if mode.local else "false",
         "ace_host": mode.ace_host or "",
         "ace_port": str(mode.ace_port) if mode.ace_port else "NULL",
+        "need_embed_ace": "true" if mode.embed_ace else "false",
+        "embed_ace_host": mode.embed_ace[0] if mode.embed_ace else "",
+        "embed_ace_port": str(mode.embed_ace[1]) if mode.embed_ace else "NULL",
     })
 
     section(f"As demo_user: Select AI with {mode.label} (demo/walkthrough.sql)")
@@ -395,6 +427,8 @@ def main() -> int:
         USER, DB, DEMO / "walkthrough.sql",
         {"cred_user": mode.cred_user, "profile_attrs": json.dumps(mode.attrs, indent=2),
          "offline": "true" if mode.offline else "false", "timeout": mode.timeout,
+         "has_embeddings": "true" if mode.embed_attrs else "false",
+         "embed_attrs": json.dumps(mode.embed_attrs or {}, indent=2),
          "question": env("DEMO_QUESTION") or "",
          "has_question": "true" if env("DEMO_QUESTION") else "false"},
         extra_env={"DEMO_CREDENTIAL_PASSWORD": mode.key}, stop_on_error=False)
@@ -424,7 +458,8 @@ def main() -> int:
     print("  SELECT dbms_cloud_ai.select_ai('How much has each customer in Germany spent?');")
     print("  SELECT dbms_cloud_ai.select_ai('showsql What are our three best-selling products "
           "by revenue?') \\gexec")
-    print("Stop the demo cluster" + (" and the model server" if mode.offline or mode.local else "")
+    print("Stop the demo cluster" + (" and the model server" if mode.offline else "")
+          + (" and the model and embedding servers" if mode.local else "")
           + " with: make demo-stop")
     return 1 if unexpected else 0
 

@@ -6,6 +6,8 @@
 --   profile_attrs   the profile's attributes as JSON (provider, model, ...)
 --   offline         true when the model is tools/fake_llm.py with the canned
 --                   answers of demo/answers.json, false for a real model
+--   has_embeddings  true when embed_attrs names a server that embeds (the
+--   embed_attrs     scripted endpoint, or the local embedding server): step 30
 --   timeout         how long one model call and one statement may take (30s; a
 --                   small local model on a laptop needs minutes: 300s)
 --   question        DEMO_QUESTION, a question of the reader's own, asked when
@@ -311,25 +313,29 @@ SELECT dbms_cloud_ai.revoke_profile_access('DEMO_PROFILE', 'demo_analyst');
 
 \echo
 \echo '==> 30. A vector index over your documents (CREATE_VECTOR_INDEX), and narrate answering from it with its sources'
-\if :offline
+\if :has_embeddings
 CREATE TABLE demo_user.handbook (id int PRIMARY KEY, body text NOT NULL);
 INSERT INTO demo_user.handbook VALUES
   (1, 'Returns: unworn shoes come back within 60 days with the receipt. Worn trail shoes come back within 14 days, only if they failed.'),
   (2, 'Holidays: staff ask for holidays at least four weeks ahead, through the shift planner.'),
   (3, 'Warranty: soles and uppers carry a two-year warranty against manufacturing defects.');
-SELECT dbms_cloud_ai.set_attribute('DEMO_PROFILE', 'embedding_model', 'text-embedding-3-small');
+\echo '-- The index''s own profile embeds its chunks, and each question asked over it: here one on'
+\echo '-- an embeddings server, while the chat model may be one that does not embed.'
+SELECT dbms_cloud_ai.create_profile('DEMO_EMBED', :'embed_attrs');
 SELECT dbms_cloud_ai.create_vector_index(
          index_name => 'HANDBOOK',
-         attributes => '{"location": "table:demo_user.handbook(id, body)", "profile_name": "DEMO_PROFILE", "match_limit": 2}');
-SELECT index_name, status FROM dbms_cloud_ai.user_cloud_vector_indexes;
+         attributes => '{"location": "table:demo_user.handbook(id, body)", "profile_name": "DEMO_EMBED", "match_limit": 2}');
+SELECT index_name, status, embedding_model, chunks FROM dbms_cloud_ai.user_cloud_vector_indexes;
+\echo '-- A chat profile that answers from the index: narrate embeds the question through DEMO_EMBED.'
 SELECT dbms_cloud_ai.create_profile('HANDBOOK_QA',
          :'profile_attrs'::jsonb || '{"vector_index_name": "HANDBOOK", "enable_sources": true}'::jsonb);
 SELECT dbms_cloud_ai.generate('How long do I have to return worn trail shoes?', 'HANDBOOK_QA', 'narrate') AS answer;
 SELECT source_kind, source_id, round(similarity::numeric, 2) AS similarity
   FROM dbms_cloud_ai.user_cloud_ai_message_sources WHERE source_kind = 'document';
 \else
-\echo '-- A vector index needs an embedding model as well as this chat model: see'
-\echo '-- docs/reference/vector-indexes.md, or run DEMO_OFFLINE=1 make demo to see these steps.'
+\echo '-- A vector index needs a server that embeds as well as this chat model: see'
+\echo '-- docs/reference/vector-indexes.md; make demo without a key (the local model and the'
+\echo '-- local embedding server) or DEMO_OFFLINE=1 make demo runs these steps.'
 \endif
 
 \if :has_question

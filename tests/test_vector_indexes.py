@@ -13,7 +13,7 @@ import json
 import psycopg
 import pytest
 from fake_llm import Answer, Raw
-from helpers import case, generate, hint_of, make_profile, raises
+from helpers import API_KEY, case, generate, hint_of, make_profile, raises
 from test_retention_cron import cron_db  # noqa: F401 - a fixture
 
 DOCS = {
@@ -247,7 +247,8 @@ def test_select_ai_narrate_uses_the_index(docs, llm):
 
 
 def test_index_is_the_owners_until_granted(docs, llm, bob):
-    make_profile(bob, llm, "BRAG", credential="BCRED", vector_index_name='"alice"."DOCS"')
+    make_profile(bob, llm, "BRAG", credential="BCRED", key="sk-bob-own",
+                 vector_index_name='"alice"."DOCS"')
     for conn_sql in ("select count(*) from dbms_cloud_ai._vector_chunk",
                      "select count(*) from dbms_cloud_ai._vector_index",
                      "select count(*) from dbms_cloud_ai.all_cloud_vector_indexes"):
@@ -265,16 +266,71 @@ def test_index_is_the_owners_until_granted(docs, llm, bob):
                        ).fetchall() == [("OK",)]
     assert bob.execute("select owner, index_name from dbms_cloud_ai.all_cloud_vector_indexes"
                        ).fetchall() == [("alice", "DOCS")]
+    # the index's profile EMB (alice's key) embeds the question: not without its own grant
+    llm.reset()
+    with raises("42501") as e:
+        generate(bob, "When does the cafeteria open?", "BRAG", "narrate")
+    assert "grant_profile_access" in hint_of(e)
+    assert llm.requests == []
+    docs.execute("select dbms_cloud_ai.grant_profile_access('EMB', 'bob')")
     llm.script(Answer("At eight."))
     assert generate(bob, "When does the cafeteria open?", "BRAG", "narrate") == "At eight."
+    [emb] = llm.embedding_requests
+    assert emb.headers["authorization"] == f"Bearer {API_KEY}"          # EMB's, alice's key
+    assert emb.json["model"] == "text-embedding-3-small"
+    assert llm.chat_requests[-1].headers["authorization"] == "Bearer sk-bob-own"
+    # accounted to bob, in his narrate turn; alice sees none of it
+    assert bob.execute("select profile_name, purpose from dbms_cloud_ai.user_cloud_ai_calls "
+                       "order by purpose").fetchall() == [("BRAG", "embedding"), ("BRAG", "narration")]
+    assert docs.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_calls "
+                        "where profile_name = 'RAG' or purpose = 'narration'").fetchone()[0] == 0
     # a grantee changes nothing of the owner's
     with raises("42704"):
         bob.execute("select dbms_cloud_ai.drop_vector_index('DOCS')")
+    docs.execute("select dbms_cloud_ai.revoke_profile_access('EMB', 'bob')")
+    with raises("42501"):
+        generate(bob, "When does the cafeteria open?", "BRAG", "narrate")
     docs.execute("select dbms_cloud_ai.revoke_vector_index_access('docs', 'bob')")
     with raises("42704"):
         generate(bob, "When does the cafeteria open?", "BRAG", "narrate")
     with raises("42704"):
         docs.execute("select dbms_cloud_ai.revoke_vector_index_access('docs', 'bob')")
+
+
+def test_question_is_embedded_through_the_index_profile(alice, llm):
+    """A narrate profile on a chat-only provider (no embedding API) answers from an
+    index built on an embeddings server: the question goes to the index's profile."""
+    make_docs(alice)
+    make_profile(alice, llm, "EMB", credential="CEMB", key="sk-embeddings-server",
+                 provider_endpoint=f"{llm.url}/embed-server", embedding_model="mini-embed")
+    alice.execute("select dbms_cloud_ai.create_vector_index('DOCS', %s)", (json.dumps(
+        {"location": "table:alice.handbook(id, body)", "profile_name": "EMB"}),))
+    make_profile(alice, llm, "RAG", provider="anthropic", credential="RCRED", key="sk-chat-only",
+                 model="claude-haiku-4-5", embedding_model="another-model",
+                 vector_index_name="DOCS")
+    llm.reset()
+    llm.script(Answer("At eight."))
+    assert generate(alice, "When does the cafeteria open?", "RAG", "narrate") == "At eight."
+    [emb] = llm.embedding_requests
+    assert emb.path == "/embed-server/v1/embeddings"
+    assert emb.headers["authorization"] == "Bearer sk-embeddings-server"
+    assert emb.json["model"] == "mini-embed"          # the chunks' model, not RAG's
+    [chat] = llm.chat_requests
+    assert chat.wire == "anthropic" and chat.headers["x-api-key"] == "sk-chat-only"
+    assert DOCS[1] in json.dumps(chat.json)
+    assert alice.execute("select profile_name, purpose from dbms_cloud_ai.user_cloud_ai_calls "
+                         "where action = 'NARRATE' order by purpose").fetchall() == [
+        ("RAG", "embedding"), ("RAG", "narration")]
+    # the index's profile changes model: the question still meets the chunks' model
+    alice.execute("select dbms_cloud_ai.set_attribute('EMB', 'embedding_model', 'newer-embed')")
+    llm.reset()
+    llm.script(Answer("At eight."))
+    generate(alice, "When does the cafeteria open?", "RAG", "narrate")
+    assert llm.embedding_requests[0].json["model"] == "mini-embed"
+    # the index's profile is disabled: so is narrate over it
+    alice.execute("select dbms_cloud_ai.disable_profile('EMB')")
+    with raises("55000"):
+        generate(alice, "When does the cafeteria open?", "RAG", "narrate")
 
 
 def test_table_source_refused_while_data_access_is_disabled(db, alice, llm):

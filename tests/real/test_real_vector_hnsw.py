@@ -11,7 +11,7 @@ import json
 import pytest
 from helpers import generate
 from real_fixtures import gateway, gateway_profile, local_embeddings, local_model  # noqa: F401
-from test_real_vector_index import HANDBOOK
+from test_real_vector_index import handbook_table
 
 pytestmark = pytest.mark.real
 
@@ -23,10 +23,7 @@ def test_narrate_retrieves_through_hnsw_by_meaning(db, alice, gateway, local_mod
     conn = gateway_profile(db, alice, gateway, "openai", local_model.name)
     conn.execute("select dbms_cloud_ai.set_attribute('P', 'embedding_model', %s)",
                  (local_embeddings.name,))
-    db.admin.execute("create table alice.handbook (id int primary key, body text not null)")
-    db.admin.execute("grant select on alice.handbook to alice")
-    for k, body in HANDBOOK.items():
-        db.admin.execute("insert into alice.handbook values (%s, %s)", (k, body))
+    handbook_table(db)
     conn.execute("select dbms_cloud_ai.create_vector_index('HANDBOOK', %s)", (json.dumps(
         {"location": "table:alice.handbook(id, body)", "profile_name": "P", "match_limit": 1}),))
     [(name, dims)] = conn.execute("""

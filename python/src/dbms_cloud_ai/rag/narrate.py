@@ -1,7 +1,13 @@
 """narrate over a vector index: the profile's vector_index_name.
 
-The question is embedded with the index's embedding model (through the calling
-profile's provider and credential), the closest chunks are retrieved
+The question is embedded through the index's own profile (its profile_name,
+as Oracle does): its provider, endpoint and credential, with the model the
+chunks were embedded with, so a narrate profile on a chat-only server uses an
+index built on an embeddings server.  A grantee of a shared index embeds
+through the owner's profile only when that profile is shared with it too
+(grant_profile_access): an index grant alone never spends the owner's key.
+The request is accounted to the caller, in its narrate turn.  The closest
+chunks are then retrieved
 (retrieve.py: match_limit, similarity_threshold) and the model answers from
 them.  The chunks go to the model as JSON strings in a data section that says
 they are data, never instructions (as narrate's rows and recalled memories).
@@ -15,8 +21,8 @@ from __future__ import annotations
 
 import json
 
-from .. import db, sharing
-from ..errors import NotInPrerequisiteState, UndefinedObject
+from .. import db, profiles, sharing
+from ..errors import InsufficientPrivilege, NotInPrerequisiteState, UndefinedObject
 from ..model import accounting, embeddings, llm
 from ..turn import Answer
 from . import options, retrieve
@@ -58,6 +64,29 @@ def index_of(plpy, raw: str) -> dict:
     return {**row, "attrs": json.loads(row["attributes"])}
 
 
+# The owner's profile named by a shared index, when the caller may use it too.
+_OWNER_PROFILE = f"""
+    select true as usable from dbms_cloud_ai._profile p
+     where p.owner::text = $1 and p.profile_name = $2 and {sharing.USABLE}"""
+
+
+def embedder(plpy, idx: dict, who: str, name: str):
+    """The call context of the index's profile, which embeds the question: the
+    caller's own profile for its own index; for a shared one the owner's, only
+    if shared with the caller (else 42501)."""
+    profile = idx["attrs"]["profile_name"]
+    if idx["owner"] == who:
+        return profiles.for_call(plpy, sharing.stored_ref(profile))
+    if db.one(plpy, _OWNER_PROFILE, ("text", "text"), (idx["owner"], profile)) is None:
+        raise InsufficientPrivilege(
+            f"vector index {name} embeds questions with profile "
+            f"{sharing.display(idx['owner'], profile)}, which is not shared with you",
+            detail="A vector index grant shares its chunks, not its owner's profile and key.",
+            hint=f"Its owner shares the profile with dbms_cloud_ai.grant_profile_access("
+                 f"'{profile}', '{who}').")
+    return profiles.for_call(plpy, sharing.display(idx["owner"], profile))
+
+
 def _display(idx: dict, who: str) -> str:
     name = idx["index_name"]
     return name if idx["owner"] == who else sharing.display(idx["owner"], name)
@@ -69,8 +98,10 @@ def narrate(call) -> Answer:
     if not idx["embedding_model"]:
         raise NotInPrerequisiteState(f"vector index {name} has not been refreshed yet",
                                      hint="Its owner runs dbms_cloud_ai.refresh_vector_index().")
-    attrs = {**call.attrs, "embedding_model": idx["embedding_model"]}
-    vector = embeddings.embed(call.plpy, attrs, call.prompt, call.ctx)
+    ctx = embedder(call.plpy, idx, call.ctx.who, name)
+    # the model the chunks were embedded with, even if the profile's changed since
+    attrs = {**ctx.profile.attrs, "embedding_model": idx["embedding_model"]}
+    vector = embeddings.embed(call.plpy, attrs, call.prompt, ctx)
     found = retrieve.search(call.plpy, idx["index_id"], call.prompt, vector,
                             options.value(idx["attrs"], "similarity_threshold"),
                             options.value(idx["attrs"], "match_limit"))
