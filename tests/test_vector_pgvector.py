@@ -156,8 +156,9 @@ def test_dropping_the_vector_index_drops_its_hnsw_index(docs, llm, bob):
 def test_a_grantee_retrieves_through_the_owners_hnsw_index(docs, llm, bob):
     [(name, _)] = ann_indexes(docs)
     docs.execute("select dbms_cloud_ai.grant_vector_index_access('DOCS', 'bob')")
-    make_profile(bob, llm, "BRAG", credential="BCRED", vector_index_name='"alice"."DOCS"',
-                 embedding_model="text-embedding-3-small")
+    # the question is embedded through the index's profile, shared with bob too
+    docs.execute("select dbms_cloud_ai.grant_profile_access('EMB', 'bob')")
+    make_profile(bob, llm, "BRAG", credential="BCRED", vector_index_name='"alice"."DOCS"')
     llm.script(Answer("Two weeks ahead."))
     hnsw_only(bob)
     with bob.transaction():
