@@ -141,6 +141,21 @@ def test_another_dimension_replaces_the_hnsw_index(docs, llm):
     assert [n for n, _ in ann_indexes(docs)] == [f"vector_chunk_ann_{index_id.replace('-', '')}_8"]
 
 
+def test_over_2000_dimensions_halfvec_and_over_4000_none(docs, llm):
+    (index_id,) = docs.execute("select index_id::text from dbms_cloud_ai._vector_index").fetchone()
+    for model, dims, kind in (("wide-2500", 2500, "halfvec"), ("wide-4100", 4100, None)):
+        docs.execute("select dbms_cloud_ai.set_attribute('EMB', 'embedding_model', %s)", (model,))
+        llm.embed_script(*[Vectors([[1.0] + [0.0] * (dims - 1)]) for _ in DOCS])
+        docs.execute("select dbms_cloud_ai.refresh_vector_index('DOCS')")
+        got = ann_indexes(docs)
+        if kind is None:      # beyond HNSW's limits: the full-text path
+            assert got == []
+        else:
+            [(name, ddl)] = got
+            assert name == f"vector_chunk_ann_{index_id.replace('-', '')}_{dims}"
+            assert f'"vec tors".halfvec({dims})' in ddl and "halfvec_ip_ops" in ddl
+
+
 def test_dropping_the_vector_index_drops_its_hnsw_index(docs, llm, bob):
     make_docs(bob, table="bobdocs")
     create_index(bob, llm, name="BOBS", table="bobdocs", profile="BEMB")
