@@ -145,6 +145,19 @@ def test_updated_install_matches_a_fresh_one(db, llm, old):
                                  "order by attribute_name").fetchall() == [
                 ("conversation", "true"), ("model", "gpt-4o-mini"), ("provider", "openai")]
 
+        if tuple(int(x) for x in old.split(".")) >= (0, 7, 0):
+            # 0.7.0's vector index and profile grant, through the new API and views
+            with as_role(updated, "alice") as alice:
+                assert alice.execute(
+                    "select index_name, description, last_refresh_status "
+                    "from dbms_cloud_ai.user_cloud_vector_indexes").fetchall() == [
+                    ("OLD_IDX", "from 0.7.0", None)]
+                alice.execute("select dbms_cloud_ai.drop_vector_index('OLD_IDX', include_data => true)")
+                assert alice.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 0
+            with as_role(updated, "bob") as bob:
+                assert bob.execute("select owner, profile_name from dbms_cloud_ai.all_cloud_ai_profiles"
+                                   ).fetchall() == [("alice", "OLD_P")]
+
         assert use_the_api(fresh, llm) == use_the_api(updated, llm) == [
             ("New talk", "hello after update", True)]
         assert differences(snapshot(fresh), snapshot(updated)) == []
