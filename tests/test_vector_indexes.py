@@ -589,3 +589,26 @@ def test_dba_views_show_every_index_to_administrators_only(docs, llm, bob, db):
     assert admin.execute("select owner, index_name from dbms_cloud_ai.all_cloud_vector_indexes"
                          ).fetchall() == [("alice", "DOCS")]
     assert admin.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 3
+
+
+def test_a_profile_that_only_embeds_needs_no_chat_model(alice, llm):
+    """An OpenAI-compatible server that only embeds (infinity, a local embeddings
+    server): its profile names embedding_model alone, indexes documents, embeds
+    narrate's questions; a chat through it is 22023 before any request."""
+    make_docs(alice)
+    make_profile(alice, llm, "EMBONLY", provider=None, credential=None,
+                 embedding_model="text-embedding-3-small")
+    alice.execute("select dbms_cloud_ai.create_vector_index('DOCS', %s)", (json.dumps(
+        {"location": "table:alice.handbook(id, body)", "profile_name": "EMBONLY"}),))
+    assert chunks(alice) == 3
+    llm.reset()
+    with raises("22023") as e:
+        generate(alice, "hello", "EMBONLY", "chat")
+    assert "set_attribute(" in hint_of(e) and llm.requests == []
+    rag_profile(alice, llm)
+    llm.script(Answer("Eight."))
+    assert generate(alice, "When does the cafeteria open?", "RAG", "narrate") == "Eight."
+    assert [r.json.get("model") for r in llm.embedding_requests] == ["text-embedding-3-small"]
+    # neither model nor embedding_model: still refused when the profile is made
+    with raises("22023"):
+        make_profile(alice, llm, "NEITHER", provider=None, credential=None)

@@ -19,6 +19,7 @@ def chat(plpy, attrs: dict, messages: list[dict], ctx=None, *, purpose: str = "a
     request was for (answer, repair, explanation, ...) and which template.
     ``tools``: functions the model may ask for (``Completion.tool_calls``)."""
     provider = providers.for_attributes(attrs)
+    provider.check_chat(attrs)
     req = ChatRequest(messages=messages, model=provider.model(attrs),
                       temperature=attrs.get("temperature"),
                       max_tokens=attrs.get("max_tokens", 1024),

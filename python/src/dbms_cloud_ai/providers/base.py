@@ -77,6 +77,9 @@ class Provider:
     def check(self, attrs: dict) -> None:
         """Cross-attribute checks made when a profile is created or changed."""
 
+    def check_chat(self, attrs: dict) -> None:
+        """Checks made before a chat request (a profile may be made to embed only)."""
+
     def model(self, attrs: dict) -> str | None:
         return attrs.get("model") or self.default_model
 

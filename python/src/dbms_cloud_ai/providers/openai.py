@@ -194,11 +194,21 @@ class OpenAICompatible(OpenAI):
         "gemma-3": 128_000,
     }
 
+    # A server that only embeds (a vector index's profile) needs no chat model.
     def check(self, attrs):
-        if not attrs.get("model"):
+        if not attrs.get("model") and not attrs.get("embedding_model"):
             raise InvalidParameter(
                 "attribute model is required with provider_endpoint and no provider",
-                hint='Add the model the server serves, for example "model": "llama3.2".')
+                hint='Add the model the server serves, for example "model": "llama3.2" '
+                     '(or "embedding_model" for a profile that only embeds).')
+
+    def check_chat(self, attrs):
+        if not attrs.get("model"):
+            raise InvalidParameter(
+                "the profile names no model to chat with (attribute model; it has only "
+                "embedding_model)",
+                hint="Set the model the server serves with dbms_cloud_ai.set_attribute(profile_name, "
+                     "'model', ...), or use another profile for this action.")
 
 
 class HuggingFace(OpenAI):
