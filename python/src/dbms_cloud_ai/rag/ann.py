@@ -40,24 +40,19 @@ _PREFIX = "vector_chunk_ann_"
 # The DDL runs as the extension's owner (sql/api/130-vector-indexes.sql says why).
 _DDL = """
     select dbms_cloud_ai._vector_ann_index($1::uuid, $2, $3, dbms_cloud_ai._caller()) as n"""
-_SCHEMA = """
+# pgvector's schema, as _vector_ann_index finds it (0.5.0 or later: HNSW; usable
+# by dbms_cloud_ai_owner, which runs the search: an administrator grants USAGE on
+# a schema other than public, docs/reference/vector-indexes.md), when the vector
+# index has its HNSW index ($1): one round trip.
+_SEARCHABLE = """
     select n.nspname::text as schema
       from pg_catalog.pg_extension e join pg_catalog.pg_namespace n on n.oid = e.extnamespace
      where e.extname = 'vector'
        and pg_catalog.string_to_array(e.extversion, '.')::int[] >= '{0,5}'::int[]
-       and pg_catalog.has_schema_privilege('dbms_cloud_ai_owner', n.oid, 'USAGE')"""
-
-_EXISTS = """
-    select 1 as x from pg_catalog.pg_class c
-     where c.relname = $1 and c.relnamespace = 'dbms_cloud_ai'::regnamespace and c.relkind = 'i'"""
-
-
-def pgvector(plpy) -> str | None:
-    """The schema of pgvector in this database, or None: also before 0.5.0
-    (without HNSW), and when dbms_cloud_ai_owner may not use its schema (an
-    administrator grants that: docs/reference/vector-indexes.md)."""
-    row = db.one(plpy, _SCHEMA)
-    return row and row["schema"]
+       and pg_catalog.has_schema_privilege('dbms_cloud_ai_owner', n.oid, 'USAGE')
+       and exists (select from pg_catalog.pg_class c
+                    where c.relname = $1 and c.relnamespace = 'dbms_cloud_ai'::regnamespace
+                      and c.relkind = 'i')"""
 
 
 def kind(dims: int) -> str | None:
@@ -117,10 +112,10 @@ def search(plpy, index_id: str, vector, threshold: float, limit: int) -> list[di
     """The ``limit`` chunks closest to ``vector`` through the HNSW index, or
     None when the index has none for this vector's dimensions."""
     dims = len(vector.values)
-    schema = pgvector(plpy)
-    if schema is None or kind(dims) is None \
-            or db.one(plpy, _EXISTS, ("name",), (name(index_id, dims),)) is None:
+    row = kind(dims) and db.one(plpy, _SEARCHABLE, ("name",), (name(index_id, dims),))
+    if not row:
         return None
+    schema = row["schema"]
     # hnsw.ef_search, as the caller's setting (pgvector reads it as a plain setting)
     saved = db.one(plpy, _GET, ("text",), ("hnsw.ef_search",))["v"]
     db.query(plpy, _SET, ("text", "text"), ("hnsw.ef_search", str(max(EF_SEARCH, limit))))

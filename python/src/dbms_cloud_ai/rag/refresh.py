@@ -128,7 +128,8 @@ def run(plpy, index_name) -> int:
            set refreshed = pg_catalog.now(), embedding_model = $2
          where index_id = $1::uuid and owner = dbms_cloud_ai._caller()""",
                  ("text", "text"), (idx["index_id"], model))
-    ann.ensure(plpy, idx["index_id"], _dimensions(plpy, idx["index_id"]))
+    ann.ensure(plpy, idx["index_id"],
+               len(rows[0]["embedding"]) if rows else _dimensions(plpy, idx["index_id"]))
     if changed or len(wanted) != len(have):
         writer.query(plpy, COMMON_WORDS + " and i.owner = dbms_cloud_ai._caller()",
                      ("text", "int4"), (idx["index_id"], retrieve.RARE))
