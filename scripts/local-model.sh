@@ -38,8 +38,33 @@ CMDLINE_MARK="-m llama_cpp.server"
 . "$ROOT/scripts/lib/local-server.sh"
 field() { "$PY" "$HELPER" field "$MODEL" "$1"; }
 
-# The venv is keyed by the pins: a change of requirements rebuilds it.
-req_digest() { cat "$HERE/build-requirements.txt" "$HERE/requirements.txt" | sha256sum | cut -d' ' -f1; }
+# A portable build (docs/local-model.md, "What the build assumes of the CPU"): llama.cpp
+# otherwise compiles with -march=native, and a build made where the CPU has AVX-512 or AMX
+# dies with SIGILL at the first token on a machine without them.  The instruction set is a
+# fixed baseline per architecture, never read from the build machine's CPU:
+#   x86_64   AVX2 with FMA, F16C, BMI2 and SSE4.2 (Intel Haswell, AMD Zen 1 and later);
+#            no AVX-512, AVX-VNNI or AMX
+#   aarch64  ARMv8-A (every 64-bit ARM CPU)
+# LLAVA_BUILD=OFF: the multimodal library is not used (its import is lazy) and only lengthens
+# the compile.  LOCAL_MODEL_CMAKE_ARGS adds flags (for a machine of your own, not for others).
+build_flags() {
+    local common="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DGGML_BACKEND_DL=OFF -DGGML_CPU_ALL_VARIANTS=OFF"
+    case "$(uname -m)" in
+        x86_64|amd64)
+            echo "$common -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" \
+                 "-DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF" \
+                 "-DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF" \
+                 "${LOCAL_MODEL_CMAKE_ARGS:-}" ;;
+        aarch64|arm64) echo "$common -DGGML_CPU_ARM_ARCH=armv8-a ${LOCAL_MODEL_CMAKE_ARGS:-}" ;;
+        *) echo "$common ${LOCAL_MODEL_CMAKE_ARGS:-}" ;;
+    esac
+}
+# The venv is keyed by the pins, the build flags and the architecture: a change of any of
+# them rebuilds it (a venv built with other flags, -march=native above all, is never reused).
+req_digest() {
+    { cat "$HERE/build-requirements.txt" "$HERE/requirements.txt"; uname -m; build_flags; } \
+        | sha256sum | cut -d' ' -f1
+}
 venv_ok() {
     [ -x "$VENV/bin/python" ] && [ "$(cat "$VENV/.dca-pins" 2>/dev/null)" = "$(req_digest)" ] \
         && "$VENV/bin/python" -c 'import llama_cpp.server' >/dev/null 2>&1
@@ -69,7 +94,11 @@ install_venv() {
     say "server venv: llama-cpp-python 0.3.36 compiles llama.cpp: about 10 minutes on 2 cores, more on a busy machine ($jobs here; log $CACHE/build.log)"
     # --no-build-isolation: the build tools are the pinned ones just installed, not
     # whatever pip would fetch unhashed into an isolated build environment.
-    if ! CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$VENV/bin/pip" install --disable-pip-version-check \
+    # --no-cache-dir: pip's wheel cache is keyed by the sdist alone, not by CMAKE_ARGS, so a
+    # cached wheel built earlier with other flags would be installed instead of this build.
+    say "server venv: build flags: $(build_flags)"
+    if ! CMAKE_ARGS="$(build_flags)" CMAKE_BUILD_PARALLEL_LEVEL="$jobs" "$VENV/bin/pip" install \
+            --disable-pip-version-check --no-cache-dir \
             --require-hashes --no-build-isolation -r "$HERE/requirements.txt" >"$CACHE/build.log" 2>&1; then
         tail -20 "$CACHE/build.log" >&2
         die "building the server venv failed (log $CACHE/build.log)" \
