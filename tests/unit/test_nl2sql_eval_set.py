@@ -1,15 +1,21 @@
-"""The NL2SQL evaluation set (bench/nl2sql_eval.json, issue 17) and its scoring rule.
+"""The NL2SQL evaluation sets and their scoring rule.
 
-The set: enough questions, unique ids, the fields eval_nl2sql.py reads, and every gold
-query one SELECT that reads only the demo schema sh.  The rule (bench/eval_nl2sql.py,
-same_result): what counts as the same result, and what does not.  Gold queries are run
-against the demo data by `bench/eval_nl2sql.py --oracle`, not here (no server in tests/unit).
+The sets: bench/nl2sql_eval.json (issue 17, over the demo schema sh) and
+bench/nl2sql_eval_unfamiliar.json (issue 29, over the schemas of
+bench/nl2sql_eval_schemas.sql), each checked the same way: enough questions, unique ids
+and questions, the fields eval_nl2sql.py reads, and every gold query one SELECT that
+reads only the tables of its own schema (parsed from the set's SQL file).  The rule
+(bench/eval_nl2sql.py, same_result): what counts as the same result, and what does not.
+The harness's pure parts: how a set is loaded, ordered and given its profiles.  Gold
+queries are run against the data by `bench/eval_nl2sql.py --oracle`, not here (no server
+in tests/unit).
 """
 
 from __future__ import annotations
 
 import datetime
 import decimal
+import functools
 import importlib.util
 import json
 import pathlib
@@ -17,68 +23,197 @@ import sys
 
 import pytest
 from pglast import ast, parse_sql
+from pglast.enums import ConstrType
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SET = json.loads((ROOT / "bench" / "nl2sql_eval.json").read_text())
-QUESTIONS = SET["questions"]
-SH_TABLES = {"countries", "customers", "products", "sales"}
+DEMO = "bench/nl2sql_eval.json"
+UNFAMILIAR = "bench/nl2sql_eval_unfamiliar.json"
+SETS = {name: json.loads((ROOT / name).read_text()) for name in (DEMO, UNFAMILIAR)}
+QUESTIONS = SETS[DEMO]["questions"]
+# What each set must have: its size, and the difficulties it must span.
+MIN_QUESTIONS = {DEMO: 40, UNFAMILIAR: 48}
+MIN_PER_SCHEMA = 10
+REQUIRED_TAGS = {
+    DEMO: {"single-table", "aggregate", "join-2", "join-3", "group-by", "having", "top-n",
+           "date", "null", "distinct", "subquery"},
+    UNFAMILIAR: {"single-table", "count", "filter", "case", "join-2", "join-3", "link-table",
+                 "self-join", "group-by", "having", "top-1", "superlative", "anti-join",
+                 "intersect", "average", "distinct", "subquery", "null", "date", "order-by"},
+}
+ALL = [(name, q) for name, doc in SETS.items() for q in doc["questions"]]
+ALL_IDS = [f"{pathlib.Path(name).stem}-{q['id']}" for name, q in ALL]
 
 
+@functools.cache
 def _load_eval():
     sys.path.insert(0, str(ROOT / "bench"))
     sys.path.insert(0, str(ROOT / "tools"))
     spec = importlib.util.spec_from_file_location("eval_nl2sql", ROOT / "bench" / "eval_nl2sql.py")
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod   # a dataclass looks its module up there
     spec.loader.exec_module(mod)
     return mod
 
 
-def test_enough_questions_with_unique_ids_and_questions():
-    assert len(QUESTIONS) >= 40
-    ids = [q["id"] for q in QUESTIONS]
+def walk(node, visit):
+    visit(node)
+    if isinstance(node, tuple):
+        for n in node:
+            walk(n, visit)
+    elif isinstance(node, ast.Node):
+        for slot in node.__slots__:
+            walk(getattr(node, slot), visit)
+
+
+def schema_files(name: str) -> dict[str, pathlib.Path]:
+    """Schema -> the SQL file that creates it: the set's "schemas", or the demo's."""
+    doc = SETS[name]
+    if "schemas" not in doc:
+        return {"sh": ROOT / "demo" / "sample_schema.sql"}
+    return {s["name"]: ROOT / s["sql"] for s in doc["schemas"]}
+
+
+def created(path: pathlib.Path) -> tuple[set[str], dict[tuple[str, str], ast.CreateStmt], list]:
+    """The schemas, the tables and every statement of one SQL file."""
+    stmts = [s.stmt for s in parse_sql(path.read_text())]
+    schemas = {s.schemaname for s in stmts if isinstance(s, ast.CreateSchemaStmt)}
+    tables = {(s.relation.schemaname, s.relation.relname): s for s in stmts if isinstance(s, ast.CreateStmt)}
+    return schemas, tables, stmts
+
+
+# --- the sets ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", SETS)
+def test_enough_questions_with_unique_ids_and_questions(name):
+    questions = SETS[name]["questions"]
+    assert len(questions) >= MIN_QUESTIONS[name]
+    ids = [q["id"] for q in questions]
     assert len(set(ids)) == len(ids)
-    texts = [q["question"].strip().lower() for q in QUESTIONS]
+    texts = [q["question"].strip().lower() for q in questions]
     assert len(set(texts)) == len(texts)
 
 
-@pytest.mark.parametrize("q", QUESTIONS, ids=[q["id"] for q in QUESTIONS])
-def test_question_fields(q):
-    assert set(q) == {"id", "question", "gold_sql", "ordered", "tags"}
+@pytest.mark.parametrize(("name", "q"), ALL, ids=ALL_IDS)
+def test_question_fields(name, q):
+    fields = {"id", "question", "gold_sql", "ordered", "tags"}
+    if "schemas" in SETS[name]:
+        fields.add("schema")
+    assert set(q) == fields
     assert isinstance(q["ordered"], bool)
     assert q["question"].strip() and isinstance(q["tags"], list) and q["tags"]
 
 
-@pytest.mark.parametrize("q", QUESTIONS, ids=[q["id"] for q in QUESTIONS])
-def test_gold_sql_is_one_select_over_sh(q):
+@pytest.mark.parametrize(("name", "q"), ALL, ids=ALL_IDS)
+def test_gold_sql_is_one_select_over_its_own_schema(name, q):
+    schema = q.get("schema", "sh")   # the demo set's questions are all over sh
+    _, tables, _ = created(schema_files(name)[schema])
     stmts = parse_sql(q["gold_sql"])
     assert len(stmts) == 1
     assert isinstance(stmts[0].stmt, ast.SelectStmt)
-    tables = set()
-
-    def walk(node):
-        if isinstance(node, ast.RangeVar):
-            tables.add((node.schemaname, node.relname))
-        if isinstance(node, tuple):
-            for n in node:
-                walk(n)
-        elif isinstance(node, ast.Node):
-            for slot in node.__slots__:
-                walk(getattr(node, slot))
-
-    walk(stmts[0].stmt)
-    assert tables and all(s == "sh" and t in SH_TABLES for s, t in tables), tables
+    read = set()
+    walk(stmts[0].stmt, lambda n: read.add((n.schemaname, n.relname)) if isinstance(n, ast.RangeVar) else None)
+    assert read and all(s == schema and (s, t) in tables for s, t in read), read
 
 
-def test_ordered_only_where_the_query_orders():
-    for q in QUESTIONS:
+@pytest.mark.parametrize("name", SETS)
+def test_ordered_only_where_the_query_orders(name):
+    for q in SETS[name]["questions"]:
         if q["ordered"]:
             assert parse_sql(q["gold_sql"])[0].stmt.sortClause, q["id"]
 
 
-def test_the_set_spans_the_difficulties():
-    tags = {t for q in QUESTIONS for t in q["tags"]}
-    assert {"single-table", "aggregate", "join-2", "join-3", "group-by", "having", "top-n",
-            "date", "null", "distinct", "subquery"} <= tags
+@pytest.mark.parametrize("name", SETS)
+def test_the_set_spans_the_difficulties(name):
+    tags = {t for q in SETS[name]["questions"] for t in q["tags"]}
+    assert REQUIRED_TAGS[name] <= tags
+
+
+def test_each_schema_of_the_unfamiliar_set_is_created_and_asked_about():
+    doc = SETS[UNFAMILIAR]
+    names = [s["name"] for s in doc["schemas"]]
+    assert len(names) == len(set(names)) and 3 <= len(names)
+    for schema, path in schema_files(UNFAMILIAR).items():
+        assert schema in created(path)[0], f"{path.name} creates no schema {schema}"
+    asked = [q["schema"] for q in doc["questions"]]
+    assert set(asked) <= set(names)
+    for schema in names:
+        assert asked.count(schema) >= MIN_PER_SCHEMA, schema
+
+
+def test_the_unfamiliar_schemas_look_like_the_hidden_ones():
+    """Small schemas with declared keys and no comments (the hidden evaluation's profiles
+    likely leave comments off, so a comment here would describe what they do not see)."""
+    paths = set(schema_files(UNFAMILIAR).values())
+    for path in paths:
+        schemas, tables, stmts = created(path)
+        assert not [s for s in stmts if isinstance(s, ast.CommentStmt)], path.name
+        for schema in schemas:
+            mine = [t for (s, _), t in tables.items() if s == schema]
+            assert 3 <= len(mine) <= 8, schema
+            for t in mine:
+                keys = []
+                walk(t, lambda n, keys=keys: keys.append(n.contype)
+                     if isinstance(n, ast.Constraint) else None)
+                assert ConstrType.CONSTR_PRIMARY in keys, t.relation.relname
+
+
+def test_case_questions_do_not_quote_the_value_in_double_quotes():
+    # The extension matches a value in double quotes exactly (case-sensitive): a "case"
+    # question writes the value in another case, so it must not quote it that way.
+    for q in SETS[UNFAMILIAR]["questions"]:
+        if "case" in q["tags"]:
+            assert '"' not in q["question"], q["id"]
+
+
+# --- the harness -------------------------------------------------------------------
+
+def test_the_demo_set_keeps_its_profile():
+    ev = _load_eval()
+    s = ev.load_set(ROOT / DEMO)
+    assert s.profiles == {"sh": "EVAL"} and list(s.schemas) == ["sh"]
+    assert {q["schema"] for q in s.questions} == {"sh"}
+    assert [q["id"] for q in ev.run_order(s, None, None)] == [q["id"] for q in QUESTIONS]
+    attrs = ev.profile_attributes("sh", s.attrs, "http://x", "m", {})
+    assert attrs == {"provider": "openai", "credential_name": "EVAL_CRED", "provider_endpoint": "http://x",
+                     "object_list": [{"owner": "sh"}], "comments": True, "constraints": True,
+                     "temperature": 0, "raise_on_invalid_sql": True, "model": "m"}
+
+
+def test_the_unfamiliar_set_has_a_profile_per_schema_naming_it_alone():
+    ev = _load_eval()
+    s = ev.load_set(ROOT / UNFAMILIAR)
+    assert set(s.profiles) == {q["schema"] for q in s.questions}
+    assert len(set(s.profiles.values())) == len(s.profiles)
+    attrs = ev.profile_attributes("vet", s.attrs, "http://x", None, {"some_new_attribute": 2})
+    assert attrs["object_list"] == [{"owner": "vet"}] and attrs["temperature"] == 0
+    assert "comments" not in attrs and "constraints" not in attrs
+    assert attrs["some_new_attribute"] == 2      # --attributes passes anything through
+    assert ev.profile_attributes("vet", s.attrs, "http://x", None, {"temperature": 0.5})["temperature"] == 0.5
+
+
+def test_run_order_keeps_a_schema_together():
+    ev = _load_eval()
+    s = ev.load_set(ROOT / UNFAMILIAR)
+    mixed = s.questions[::-1]
+    s.questions = mixed
+    order = [q["schema"] for q in ev.run_order(s, None, None)]
+    assert order == sorted(order, key=list(s.schemas).index)   # grouped, in the set's order
+    firsts = ev.run_order(s, 3, None)
+    assert {q["id"] for q in firsts} == {q["id"] for q in mixed[:3]}
+    only = ev.run_order(s, None, [mixed[0]["id"], mixed[-1]["id"]])
+    assert [q["id"] for q in only] == [mixed[-1]["id"], mixed[0]["id"]]
+
+
+def test_the_oracle_answers_the_longest_question_found():
+    ev = _load_eval()
+    qs = [{"question": "How many pets?", "gold_sql": "SELECT 1"},
+          {"question": "How many pets? Per species.", "gold_sql": "SELECT 2"},
+          {"question": "Other", "gold_sql": "SELECT 3"}]
+    respond = ev.oracle(qs)
+    body = {"messages": [{"role": "user", "content": "rules\n\nQuestion: How many pets? Per species."}]}
+    assert respond("openai", body).text == "SELECT 2"
+    body = {"messages": [{"role": "user", "content": "rules\n\nQuestion: How many pets?"}]}
+    assert respond("openai", body).text == "SELECT 1"
 
 
 # --- the scoring rule -----------------------------------------------------------------
