@@ -425,7 +425,8 @@ insert into festival.stages values
   (1, 'Main Stage', 12000, false)
 , (2, 'Forest Tent', 3000, true)
 , (3, 'Harbour Deck', 5000, false)
-, (4, 'The Cellar', 800, true);
+, (4, 'The Cellar', 800, true)
+, (5, 'Lakeside Bandstand', 1500, false);
 
 insert into festival.performances values
   (1, 1, 1, '2024-07-12', '21:00', 90, 9800)
