@@ -141,12 +141,18 @@ def test_each_schema_of_the_unfamiliar_set_is_created_and_asked_about():
 
 
 def test_the_unfamiliar_schemas_look_like_the_hidden_ones():
-    """Small schemas with declared keys and no comments (the hidden evaluation's profiles
-    likely leave comments off, so a comment here would describe what they do not see)."""
+    """Small schemas with declared keys, 5 to 40 rows a table, and no comments (the hidden
+    evaluation's profiles likely leave comments off, so a comment here would describe
+    what they do not see)."""
     paths = set(schema_files(UNFAMILIAR).values())
     for path in paths:
         schemas, tables, stmts = created(path)
         assert not [s for s in stmts if isinstance(s, ast.CommentStmt)], path.name
+        rows = {name: 0 for name in tables}
+        for s in stmts:
+            if isinstance(s, ast.InsertStmt):
+                rows[(s.relation.schemaname, s.relation.relname)] += len(s.selectStmt.valuesLists)
+        assert all(5 <= n <= 40 for n in rows.values()), rows
         for schema in schemas:
             mine = [t for (s, _), t in tables.items() if s == schema]
             assert 3 <= len(mine) <= 8, schema
