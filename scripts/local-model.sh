@@ -12,6 +12,9 @@
 #   scripts/local-model.sh model         the id the server serves (the request's "model")
 #   scripts/local-model.sh url           http://127.0.0.1:PORT (the provider_endpoint)
 #   scripts/local-model.sh verify        re-hash the cached model against its pin
+#   scripts/local-model.sh check-build   exit 0 when the venv's llama.cpp holds no instruction
+#                                        beyond the build's baseline (buildcheck.py)
+#   scripts/local-model.sh venv-key      the venv's key (pins, build flags, architecture): a CI cache key
 #
 # Environment: DCA_MODEL_CACHE (default ~/.cache/dbms_cloud_ai/local-model), LOCAL_MODEL
 # (a name in scripts/local-model/models.json; default its "default"), LOCAL_MODEL_PORT
@@ -34,6 +37,7 @@ LOG="$RUN_DIR/server.log"
 HOST=127.0.0.1   # never configurable: the server has no authentication
 NAME=local-model DEFAULT_PORT="${LOCAL_MODEL_PORT:-8765}" PORT_VAR=LOCAL_MODEL_PORT
 CMDLINE_MARK="-m llama_cpp.server"
+REBUILD="rm -rf $VENV && scripts/local-model.sh install"
 # shellcheck source=scripts/lib/local-server.sh
 . "$ROOT/scripts/lib/local-server.sh"
 field() { "$PY" "$HELPER" field "$MODEL" "$1"; }
@@ -105,8 +109,24 @@ install_venv() {
             "cmake and a C++ compiler are needed (scripts/deps.sh apt cmake g++); then run install again"
     fi
     "$VENV/bin/python" -c 'import llama_cpp.server' || die "llama_cpp.server does not import in $VENV"
+    # Before the key is written: a refused build is built again by the next install.
+    check_build
     req_digest >"$VENV/.dca-pins"
     say "server venv: built in $(( $(now) - t0 )) s"
+}
+
+# The build holds nothing beyond the baseline of build_flags (scripts/local-model/buildcheck.py:
+# objdump's machine code and llama.cpp's own list of compile-time features).  Flags added
+# through LOCAL_MODEL_CMAKE_ARGS are the caller's choice: then the findings are only shown.
+check_build() {
+    [ -x "$VENV/bin/python" ] || die "no server venv at $VENV" "scripts/local-model.sh install"
+    command -v "${OBJDUMP:-objdump}" >/dev/null 2>&1 || "$ROOT/scripts/deps.sh" apt binutils
+    if "$PY" "$HERE/buildcheck.py" "$VENV"; then return; fi
+    if [ -n "${LOCAL_MODEL_CMAKE_ARGS:-}" ]; then
+        say "warning: LOCAL_MODEL_CMAKE_ARGS made a build for this machine only (above)"; return
+    fi
+    die "the build in $VENV failed its portability check (above): an instruction beyond the baseline dies of SIGILL on a CPU without it" \
+        "rebuild: $REBUILD (the flags are in build_flags of scripts/local-model.sh)"
 }
 
 install_model() {
@@ -172,5 +192,8 @@ case "$cmd" in
     model) { running_pid >/dev/null && served_at "$(current_port)"; } || field served_id ;;
     url) base_url "$(current_port)" ;;
     verify) "$PY" "$HELPER" verify "$CACHE" "$MODEL" ;;
-    *) echo "usage: scripts/local-model.sh install|start [PORT]|stop|status|model|url|verify" >&2; exit 2 ;;
+    check-build) check_build ;;
+    venv-key) req_digest ;;
+    *) echo "usage: scripts/local-model.sh install|start [PORT]|stop|status|model|url|verify|check-build|venv-key" >&2
+       exit 2 ;;
 esac
