@@ -1,5 +1,6 @@
 """Start means answers (issue 29): scripts/local-model.sh install and start end with one real
-completion, and a server that dies is reported with its log and the likely cause.
+completion, and a server that dies is reported with its log and the likely cause; the demo and
+the real tier stop at once when a local server they use is gone.
 
 No llama.cpp here: a stand-in venv whose python runs a stdlib `llama_cpp` package from
 tmp_path.  Its server answers GET /v1/models, then does what FAKE_SERVER says on the first
@@ -251,4 +252,70 @@ def test_the_venv_key_follows_the_build_flags():
                               text=True, check=True).stdout.strip()
     plain = key(LOCAL_MODEL_CMAKE_ARGS="")
     assert len(plain) == 64 and plain != key(LOCAL_MODEL_CMAKE_ARGS="-DGGML_AVX512=ON")
+
+
+# --- the demo stops at once when its local server is gone
+
+
+@pytest.fixture
+def demo(monkeypatch):
+    """demo/run_demo.py as a module (registered: its dataclasses look their module up)."""
+    spec = importlib.util.spec_from_file_location("run_demo", ROOT / "demo" / "run_demo.py")
+    mod = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "run_demo", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def dead_server(tmp_path) -> dict:
+    """The environment of scripts/local-model.sh whose server died of SIGILL after its start:
+    a pid file left behind naming no process, and faulthandler's line in its log."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    (run_dir / "server.pid").write_text(f"{proc.pid}\n")
+    (run_dir / "server.log").write_text("=== dbms_cloud_ai: starting local-model on port 1 at now ===\n"
+                                        "INFO:     Uvicorn running\nFatal Python error: Illegal instruction\n")
+    return {"LOCAL_MODEL_RUN_DIR": str(run_dir), "DCA_MODEL_CACHE": str(tmp_path / "cache")}
+
+
+def test_the_demo_knows_the_extensions_connection_error(demo):
+    source = (ROOT / "python" / "src" / "dbms_cloud_ai" / "model" / "http.py").read_text()
+    assert 'f"could not connect to provider {provider} at {host}"' in source
+    assert demo.PROVIDER_DOWN.match("ERROR:  could not connect to provider openai at 127.0.0.1\n")
+
+
+def test_the_demo_stops_when_the_local_model_server_is_gone(demo, tmp_path, monkeypatch):
+    mode = demo.local_mode()
+    down = "ERROR:  could not connect to provider openai at 127.0.0.1\n"
+    assert demo.servers_gone(demo.offline_mode("test"), down) is None  # not the local model
+    assert demo.servers_gone(mode, "ERROR:  unknown action dance\n") is None  # not a connection error
+    for k, v in dead_server(tmp_path).items():
+        monkeypatch.setenv(k, v)
+    assert demo.servers_gone(mode, down).startswith("the local model server is gone (above): the demo stops")
+
+
+def test_the_walkthrough_ends_at_the_error_that_stops_the_demo(demo, tmp_path, capsys):
+    """psql is ended at once (its further statements never run) and the demo exits 1."""
+    psql = tmp_path / "psql"
+    psql.write_text("#!/bin/sh\n"
+                    "echo 'SELECT generate(...);'\n"
+                    "echo 'psql:walkthrough.sql:76: ERROR:  could not connect to provider openai at 127.0.0.1'\n"
+                    "echo 'DETAIL:  [Errno 111] Connection refused (after 3 attempt(s) to host 127.0.0.1)'\n"
+                    "echo 'SELECT the_next_step();'\n"
+                    "exec sleep 30\n"
+                    "echo 'never'\n")
+    psql.chmod(0o755)
+    seen = []
+    t0 = time.monotonic()
+    with pytest.raises(SystemExit) as stop:
+        demo.Psql(str(psql), "sock", "1").echoed(
+            "demo_user", "demo", tmp_path / "walkthrough.sql", {}, stop_on_error=False,
+            on_error=lambda line: seen.append(line) or "the local model server is gone")
+    assert stop.value.code == 1 and time.monotonic() - t0 < 10
+    out, err = capsys.readouterr()
+    assert "DETAIL:  [Errno 111] Connection refused" in out and "the_next_step" not in out
+    assert seen == ["ERROR:  could not connect to provider openai at 127.0.0.1\n"]
+    assert "demo: ERROR: the local model server is gone" in err
 
