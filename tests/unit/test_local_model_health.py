@@ -319,3 +319,39 @@ def test_the_walkthrough_ends_at_the_error_that_stops_the_demo(demo, tmp_path, c
     assert seen == ["ERROR:  could not connect to provider openai at 127.0.0.1\n"]
     assert "demo: ERROR: the local model server is gone" in err
 
+
+# --- the real tier fails loudly when a server is gone
+
+
+def load_real_fixtures():
+    sys.path.insert(0, str(ROOT / "tests" / "real"))
+    try:
+        import real_fixtures
+    finally:
+        sys.path.pop(0)
+    return real_fixtures
+
+
+class ProviderUnavailable(Exception):
+    sqlstate = "LL000"
+
+
+def test_the_real_tier_names_a_dead_server_after_a_connection_failure(tmp_path, monkeypatch):
+    rf = load_real_fixtures()
+    for k, v in dead_server(tmp_path).items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(rf, "_IN_USE", {"local model": (rf.LOCAL_MODEL, "http://127.0.0.1:1")})
+    assert rf.gone_servers(AssertionError("a wrong answer")) is None  # not a connection failure
+    why = rf.gone_servers(ProviderUnavailable())
+    assert why.startswith("the local model server is gone:\n")
+    assert "is gone: killed by SIGILL" in why and "rebuild: rm -rf" in why
+
+
+def test_a_server_the_environment_names_is_checked_by_its_port():
+    rf = load_real_fixtures()
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        url = f"http://127.0.0.1:{listening.getsockname()[1]}"
+        assert rf.gone(None, url) is None
+    assert "takes no connection" in rf.gone(None, url)
