@@ -47,6 +47,8 @@ args = sys.argv[1:]
 port, alias = int(args[args.index("--port") + 1]), args[args.index("--model_alias") + 1]
 mode = os.environ.get("FAKE_SERVER", "ok")
 print("fake server: loading", flush=True)
+if mode == "segv-at-start":
+    os.kill(os.getpid(), signal.SIGSEGV)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -158,6 +160,14 @@ def test_start_reports_a_server_that_dies_of_sigill_on_its_first_completion(lm, 
     assert f"hint: the build uses an instruction this CPU lacks; rebuild: rm -rf {venv} && " \
            "scripts/local-model.sh install" in r.stderr
     assert "fake server: loading" in r.stderr  # the log's tail
+    assert no_server_left(lm)
+
+
+def test_start_reports_a_server_that_crashes_before_it_answers(lm):
+    r = run({**lm, "FAKE_SERVER": "segv-at-start"}, "start")
+    assert r.returncode == 1
+    assert "the local-model server died at start: crashed (SIGSEGV)" in r.stderr
+    assert "Fatal Python error: Segmentation fault" in r.stderr
     assert no_server_left(lm)
 
 
