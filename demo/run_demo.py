@@ -18,7 +18,10 @@ This script
   2. creates the database demo and loads demo/sample_schema.sql (schema sh);
   3. as postgres runs demo/admin_setup.sql: the extension, the login role
      demo_user and, when needed, a host ACE;
-  4. as demo_user runs demo/walkthrough.sql, echoing every statement;
+  4. as demo_user runs demo/walkthrough.sql, echoing every statement; with the
+     local model, a step that cannot reach its server has the server checked
+     (scripts/local-model.sh diagnose), and when it is gone the demo stops at
+     once with the server's log and the cause of its end, exit status 1;
   5. prints how to connect and how to stop (make demo-stop).
 
     DEMO_DIR=... DEMO_PORT=... python demo/run_demo.py
@@ -60,6 +63,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -181,6 +185,8 @@ def start_local_model(mode: Mode) -> None:
         embedder.wait()
         fail("the local model server did not start (see above); DEMO_OFFLINE=1 make demo "
              "runs with the scripted endpoint instead")
+    # start has had the server answer one chat completion, not only GET /v1/models: a build
+    # this CPU cannot run has died there, before the first step of the walk-through.
     url, model = ask(LOCAL_MODEL, "url"), ask(LOCAL_MODEL, "model")
     parts = urlsplit(url)
     mode.attrs.update(provider_endpoint=url, model=model)
@@ -199,6 +205,28 @@ def start_local_model(mode: Mode) -> None:
     mode.embed_ace = (urlsplit(url).hostname, urlsplit(url).port)
     print(f"demo: the local embedding server {model} embeds at {url} (it stays up after the "
           "demo; make demo-stop stops it)", flush=True)
+
+
+# The extension's error when a provider's server cannot be reached at all (LL000,
+# provider_unavailable: python/src/dbms_cloud_ai/model/http.py), as psql prints it.
+PROVIDER_DOWN = re.compile(r"^ERROR:\s+could not connect to provider ")
+
+
+def servers_gone(mode: Mode, line: str) -> str | None:
+    """After a model step failed with `line`: when it could not reach a local server and that
+    server is gone, why the demo stops (scripts/...sh diagnose shows its log and the cause)."""
+    if not mode.local or not PROVIDER_DOWN.match(line):
+        return None
+    servers = [("local model", LOCAL_MODEL)] + ([("local embedding", LOCAL_EMBEDDINGS)] if mode.embed_attrs else [])
+    gone = [name for name, script in servers
+            if subprocess.run([str(script), "diagnose"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL).returncode != 0]
+    if not gone:
+        return None
+    return (f"the {' and the '.join(gone)} server{'s are' if len(gone) > 1 else ' is'} gone (above): the demo "
+            "stops here rather than run its other steps against it. scripts/local-model.sh start "
+            "(and scripts/local-embeddings.sh start) start them again; DEMO_OFFLINE=1 make demo runs "
+            "with the scripted endpoint")
 
 
 def offline_mode(why: str) -> Mode:
@@ -325,8 +353,11 @@ class Psql:
         return r.stdout
 
     def echoed(self, user: str, db: str, script: pathlib.Path, variables: dict,
-               extra_env: dict | None = None, stop_on_error: bool = True) -> list[str]:
-        """Run a script printing each statement and its result; return the ERROR lines."""
+               extra_env: dict | None = None, stop_on_error: bool = True,
+               on_error: Callable[[str], str | None] | None = None) -> list[str]:
+        """Run a script printing each statement and its result; return the ERROR lines.
+        on_error sees each ERROR line once its DETAIL and HINT are printed: when it returns a
+        message, psql is ended and the demo stops with that message."""
         cmd = self.base(user, db) + ["--echo-queries", "-f", str(script)]
         if not stop_on_error:
             cmd[cmd.index("ON_ERROR_STOP=1")] = "ON_ERROR_STOP=0"
@@ -337,14 +368,27 @@ class Psql:
             cmd = ["stdbuf", "-oL", "-eL"] + cmd
         proc = subprocess.Popen(cmd, env=self.env(extra_env), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, bufsize=1)
-        errors = []
+
+        def judge(error: str | None):
+            stop = on_error(error) if on_error and error else None
+            if stop:
+                proc.terminate()
+                proc.wait()
+                fail(stop)
+
+        errors, pending = [], None
         prefix = re.compile(r"^psql:[^:]*:\d+: ")
         for line in proc.stdout:
             line = prefix.sub("", line)        # "psql:/path/file.sql:42: ERROR: ..." -> "ERROR: ..."
+            if not line.startswith(("DETAIL:", "HINT:")):
+                judge(pending)
+                pending = None
             if line.startswith("ERROR:"):
                 errors.append(line.strip())
+                pending = line
             sys.stdout.write(line)
             sys.stdout.flush()
+        judge(pending)
         proc.wait()
         if proc.returncode != 0 and stop_on_error:
             fail(f"{script.name} stopped at an error (see above)")
@@ -431,7 +475,8 @@ def main() -> int:
          "embed_attrs": json.dumps(mode.embed_attrs or {}, indent=2),
          "question": env("DEMO_QUESTION") or "",
          "has_question": "true" if env("DEMO_QUESTION") else "false"},
-        extra_env={"DEMO_CREDENTIAL_PASSWORD": mode.key}, stop_on_error=False)
+        extra_env={"DEMO_CREDENTIAL_PASSWORD": mode.key}, stop_on_error=False,
+        on_error=lambda line: servers_gone(mode, line))
     unexpected = [e for e in errors if not any(x in e for x in EXPECTED_ERRORS)]
 
     section("Next steps")

@@ -11,6 +11,8 @@
 #                                             (on stdout; progress goes to stderr)
 #   scripts/local-embeddings.sh stop          stop the server this script started
 #   scripts/local-embeddings.sh status        exit 0 when it runs and answers (prints its model and url)
+#   scripts/local-embeddings.sh diagnose      exit 0 while the server this script started runs; else
+#                                             show its log's tail and why it ended, and exit 1
 #   scripts/local-embeddings.sh model         the id the server serves (the request's "model",
 #                                             a profile's embedding_model)
 #   scripts/local-embeddings.sh url           http://127.0.0.1:PORT (the provider_endpoint)
@@ -85,13 +87,15 @@ start() {
     refuse_busy_port "$port"
     mkdir -p "$RUN_DIR" "$CACHE/hf"
     local threads="${LOCAL_EMBED_THREADS:-$(nproc 2>/dev/null || echo 2)}"
+    mark_log "$port"
     # Offline: the model is a local directory; any attempt to reach a hub fails instead of
     # fetching. DO_NOT_TRACK: infinity's anonymous usage statistics (posthog) stay off.
     # --url-prefix /v1: OpenAI's paths (/v1/embeddings, /v1/models), as the extension and
     # helper.py use. --no-bettertransformer: that path needs optimum, not installed.
     # --no-model-warmup: the warm-up costs ~6 s of both cores at start for ~0.1 s saved once.
     # setsid + nohup: the server outlives the calling shell and its terminal.
-    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 HF_HOME="$CACHE/hf" \
+    # PYTHONFAULTHANDLER: a fatal signal is named in the log (scripts/lib/local-server.sh).
+    PYTHONFAULTHANDLER=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 HF_HOME="$CACHE/hf" \
     DO_NOT_TRACK=1 INFINITY_ANONYMOUS_USAGE_STATS=0 OMP_NUM_THREADS="$threads" \
     setsid nohup "$VENV/bin/infinity_emb" v2 \
         --model-id "$(model_dir)" --served-model-name "$SERVED_ID" \
@@ -110,8 +114,9 @@ case "$cmd" in
     start) start "$@" ;;
     stop) stop_server ;;
     status) status_server ;;
+    diagnose) diagnose_server ;;
     # What the running server serves; the pinned id when none runs.
     model) { running_pid >/dev/null && served_at "$(current_port)"; } || echo "$SERVED_ID" ;;
     url) base_url "$(current_port)" ;;
-    *) echo "usage: scripts/local-embeddings.sh install|start [PORT]|stop|status|model|url" >&2; exit 2 ;;
+    *) echo "usage: scripts/local-embeddings.sh install|start [PORT]|stop|status|diagnose|model|url" >&2; exit 2 ;;
 esac

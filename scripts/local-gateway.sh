@@ -105,6 +105,7 @@ start() {
     export DCA_SERVER_KEY="$(cat "$KEYFILE")"
     refuse_busy_port "$port"
     render_config
+    mark_log "$port"
     # No database, no UI, nothing fetched at start: the model cost map and the other
     # tables litellm would download are its bundled copies; the backends are loopback.
     # setsid + nohup: the gateway outlives the calling shell and its terminal.

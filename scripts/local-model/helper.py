@@ -14,6 +14,11 @@ in models.json (docs/local-model.md says where they come from).
     helper.py verify CACHE MODEL       re-hash the assembled file (slow: reads it whole)
     helper.py wait URL SECONDS PID     wait until GET URL/v1/models answers (or PID dies)
     helper.py served URL               print the id of the model the server at URL serves
+    helper.py complete URL MODEL SECONDS
+                                       one tiny chat completion: exit 0 when it is answered
+    helper.py diagnose NAME LOG STATUS HEADLINE [REBUILD]
+                                       why a server ended (STATUS: its exit status as the
+                                       shell gives it, or "" when unknown: then from LOG)
 
 wait and served send DCA_SERVER_KEY as a bearer token when it is set (the gateway of
 scripts/local-gateway.sh wants its key; the environment keeps it out of `ps`).
@@ -21,6 +26,8 @@ scripts/local-gateway.sh wants its key; the environment keeps it out of `ps`).
 import hashlib
 import json
 import os
+import platform
+import signal
 import subprocess
 import sys
 import tempfile
@@ -33,6 +40,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PINS = os.path.join(HERE, "models.json")
 GGUF_MAGIC = b"GGUF"
 BLOCK = 1 << 20
+# The line scripts/lib/local-server.sh writes into a server's log before each start: the
+# diagnosis reads only what the latest run wrote.
+START_MARK = "=== dbms_cloud_ai: starting "
+LOG_TAIL = 15
+# The build's x86-64 baseline, as /proc/cpuinfo names it (scripts/local-model.sh, build_flags).
+BASELINE_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "bmi2")
+# What Python's faulthandler (PYTHONFAULTHANDLER=1, set by the scripts) writes on a fatal
+# signal before the process dies of it: the log names the signal when no exit status is known.
+FAULTHANDLER = {"Illegal instruction": signal.SIGILL, "Segmentation fault": signal.SIGSEGV,
+                "Aborted": signal.SIGABRT, "Bus error": signal.SIGBUS,
+                "Floating-point exception": signal.SIGFPE}
 
 
 def say(msg):
@@ -169,9 +187,118 @@ def served(url):
         return None
 
 
+def complete(url, model, seconds):
+    """One chat completion of two tokens: the first real work of llama.cpp's kernels."""
+    body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Say OK."}],
+                       "max_tokens": 2, "temperature": 0}).encode()
+    req = urllib.request.Request(url + "/v1/chat/completions", data=body,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=seconds) as r:
+            if json.load(r).get("choices"):
+                return 0
+        print("the answer has no choices", file=sys.stderr)
+    except (OSError, ValueError, AttributeError) as e:  # URLError and TimeoutError are OSErrors
+        print(f"no answer: {type(e).__name__}: {e}", file=sys.stderr)
+    return 1
+
+
+def log_since_start(log):
+    """The lines the latest run of the server wrote to its log (after the last start mark)."""
+    try:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    starts = [i for i, line in enumerate(lines) if line.startswith(START_MARK)]
+    return lines[starts[-1] + 1:] if starts else lines
+
+
+def cpu_lacks():
+    """The flags of the build's baseline that this CPU lacks (x86-64 only; else empty)."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return []
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), None)
+    except OSError:
+        return []
+    return [] if flags is None else [f for f in BASELINE_FLAGS if f not in flags]
+
+
+def signal_from_log(lines):
+    for line in reversed(lines):
+        if line.startswith("Fatal Python error: "):
+            return FAULTHANDLER.get(line.split(": ", 1)[1].strip())
+    return None
+
+
+OOM = ("most likely out of memory (the kernel's OOM killer: dmesg says so), else a kill -9",
+       "free memory, then start it again")
+
+
+def cause(status, lines, name, rebuild=""):
+    """(cause, hint) for a server that ended; status: the shell's exit status, or None."""
+    if status is not None:
+        if status > 128:
+            return signal_cause(status - 128, name, rebuild)
+        return f"exited with status {status}", "see the log above"
+    sig = signal_from_log(lines)
+    if sig is not None:
+        return signal_cause(sig, name, rebuild)
+    if any("Finished server process" in line for line in lines):  # uvicorn's last words
+        return "shut down (SIGTERM or SIGINT from outside)", f"start it again: scripts/{name}.sh start"
+    if any(line.startswith("Traceback (most recent call last)") for line in lines):
+        return "ended on a Python error (the traceback in the log above)", "see the log above"
+    return f"ended without a word in its log, as by SIGKILL: {OOM[0]}", OOM[1]
+
+
+def signal_cause(sig, name, rebuild):
+    try:
+        signame = signal.Signals(sig).name
+    except ValueError:
+        signame = f"signal {sig}"
+    if sig == signal.SIGILL:
+        lacks = cpu_lacks()
+        if lacks:
+            return (f"killed by SIGILL (an illegal instruction): this CPU lacks {', '.join(lacks)} "
+                    "of the build's baseline",
+                    "the build assumes an x86-64 CPU with AVX2, FMA, F16C and BMI2 (docs/local-model.md, "
+                    '"What the build assumes of the CPU"); LOCAL_MODEL_CMAKE_ARGS can turn them off')
+        fix = f"rebuild: {rebuild}" if rebuild else "its binaries need another CPU"
+        return "killed by SIGILL (an illegal instruction)", f"the build uses an instruction this CPU lacks; {fix}"
+    if sig == signal.SIGKILL:
+        return f"killed by SIGKILL: {OOM[0]}", OOM[1]
+    if sig in (signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE):
+        return f"crashed ({signame})", "see the log above"
+    if sig == signal.SIGABRT:
+        return f"aborted ({signame}: a failed assertion of llama.cpp or a C++ error)", "see the log above"
+    return f"ended by {signame} (from outside)", f"start it again: scripts/{name}.sh start"
+
+
+def log_tail(lines):
+    """The last lines of the log, or when faulthandler wrote a stack dump, the lines before it
+    and its first line (the dump's frames are rarely what the reader needs; the log keeps them)."""
+    fatal = [i for i, line in enumerate(lines) if line.startswith("Fatal Python error: ")]
+    if not fatal:
+        return lines[-LOG_TAIL:]
+    i = fatal[-1]
+    return lines[max(0, i - LOG_TAIL + 2):i + 1] + [f"... and {len(lines) - i - 1} lines of its stack dump"]
+
+
+def diagnose(name, log, status, headline, rebuild=""):
+    lines = log_since_start(log)
+    print(f"{name}: --- the last lines of {log}:", file=sys.stderr)
+    for line in log_tail(lines):
+        print(f"  {line}", file=sys.stderr)
+    why, hint = cause(status, lines, name, rebuild)
+    print(f"{name}: error: {headline}: {why}", file=sys.stderr)
+    print(f"{name}: hint: {hint}", file=sys.stderr)
+
+
 def main(argv):
     if len(argv) < 2:
-        fail("usage: helper.py field|cached|fetch|verify|wait|served ...")
+        fail("usage: helper.py field|cached|fetch|verify|wait|served|complete|diagnose ...")
     cmd, args = argv[1], argv[2:]
     if cmd == "field":
         name, pin = model_pin(args[0])
@@ -194,6 +321,10 @@ def main(argv):
         say(f"verified {target}")
     elif cmd == "wait":
         return wait(args[0], float(args[1]), int(args[2]))
+    elif cmd == "complete":
+        return complete(args[0], args[1], float(args[2]))
+    elif cmd == "diagnose":
+        diagnose(args[0], args[1], int(args[2]) if args[2] else None, args[3], *args[4:5])
     elif cmd == "served":
         model = served(args[0])
         if model is None:

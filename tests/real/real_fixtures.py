@@ -11,6 +11,12 @@ instead.  Without a server the tier fails: it never passes by skipping.
 
 The tests assert what holds for any competent model (a result equal to the
 ground truth, a fact recalled, valid JSON), never wording.
+
+A server that dies fails the tier loudly (issue 29): a test that fails on an unreachable
+provider (LL000) has the servers checked (tests/conftest.py calls gone_servers), and one that
+is gone stops the session with its log's tail and the cause of its end; the session fixtures
+check once more after the tier.  A server the script started is checked by its process
+(`scripts/...sh diagnose`); one the environment names, by whether it still takes connections.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import socket
 import subprocess
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -54,15 +61,53 @@ def _server(script: pathlib.Path, url_var: str, name_var: str) -> Model:
     return Model(url, name)
 
 
-@pytest.fixture(scope="session")
-def local_model() -> Model:
-    return _server(LOCAL_MODEL, "LOCAL_MODEL_URL", "LOCAL_MODEL_NAME")
+# name -> (the script that started the server, None when the environment names it; its url)
+_IN_USE: dict[str, tuple[pathlib.Path | None, str]] = {}
+
+
+def gone(script: pathlib.Path | None, url: str) -> str | None:
+    """Why the server is gone, or None while it is there."""
+    if script is None:
+        parts = urlsplit(url)
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            socket.create_connection((parts.hostname, port), timeout=10).close()
+        except TimeoutError:
+            return None  # busy, not gone
+        except OSError as e:
+            return f"{url} takes no connection: {e}"
+        return None
+    r = subprocess.run([str(script), "diagnose"], capture_output=True, text=True)
+    return None if r.returncode == 0 else r.stderr.strip()
+
+
+def gone_servers(error: BaseException) -> str | None:
+    """After a test failed with error: when a provider could not be reached (LL000), what
+    the servers in use say of themselves, for those that are gone."""
+    if getattr(error, "sqlstate", None) != "LL000":
+        return None
+    found = [f"the {name} server is gone:\n{why}" for name, watch in _IN_USE.items() if (why := gone(*watch))]
+    return "\n".join(found) or None
+
+
+def _watched(name: str, script: pathlib.Path, url_var: str, name_var: str):
+    model = _server(script, url_var, name_var)
+    _IN_USE[name] = (None if os.environ.get(url_var) else script, model.url)
+    yield model
+    why = gone(*_IN_USE.pop(name))
+    if why:
+        pytest.fail(f"the {name} server is gone after the real tier:\n{why}", pytrace=False)
 
 
 @pytest.fixture(scope="session")
-def local_embeddings() -> Model:
+def local_model():
+    yield from _watched("local model", LOCAL_MODEL, "LOCAL_MODEL_URL", "LOCAL_MODEL_NAME")
+
+
+@pytest.fixture(scope="session")
+def local_embeddings():
     """The embedding server: infinity serving all-MiniLM-L6-v2 (384 dimensions)."""
-    return _server(LOCAL_EMBEDDINGS, "LOCAL_EMBED_URL", "LOCAL_EMBED_NAME")
+    yield from _watched("local embedding", LOCAL_EMBEDDINGS, "LOCAL_EMBED_URL", "LOCAL_EMBED_NAME")
 
 
 @pytest.fixture
