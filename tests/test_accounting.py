@@ -145,7 +145,7 @@ def test_nl2sql_answer_repair_explanation_and_narration(people, admin, llm):
 def test_failed_repair_records_both_calls(people, admin, llm):
     """SQL still wrong after the repair round: both requests are accounted as failed
     (error LL005), whether the call answers Oracle's text or raises LL005."""
-    make_profile(people, llm)
+    make_profile(people, llm, repair_rounds=1)
     llm.script(Answer("SELECT p.nickname FROM alice.people p", 10, 5),
                Answer("SELECT p.shoe_size FROM alice.people p", 11, 6))
     assert generate(people, "how many people", action="runsql").startswith(

@@ -607,7 +607,7 @@ def test_validator_off_path_reaches_postgres(db, llm):
     own_table(s, "alice.t")
     s.execute("create function alice.wipe() returns int language plpgsql as "
               "$$ begin delete from alice.t; return 0; end $$")
-    make_profile(s, llm)
+    make_profile(s, llm, repair_rounds=1)
 
     answer_with(llm, "DELETE FROM alice.t")
     with raises("LL005") as h:

@@ -41,7 +41,7 @@ def test_no_readable_table_answers_oracles_text(people, llm, action):
 
 @pytest.mark.parametrize("action", ACTIONS)
 def test_sql_that_fails_after_repair_answers_oracles_text(people, llm, action):
-    make_profile(people, llm)
+    make_profile(people, llm, repair_rounds=1)   # answer, one repair
     llm.script(Answer(BAD[0]), Answer(BAD[1]))
     answer = generate(people, "how many people", action=action)
     assert answer.startswith(SORRY + " ")
@@ -72,7 +72,7 @@ def test_the_attribute_is_a_checked_boolean(people, llm):
 
 
 def test_a_looped_generate_goes_on_past_a_failing_row(people, llm):
-    make_profile(people, llm)
+    make_profile(people, llm, repair_rounds=1)   # answer, one repair
     llm.script(Answer(PEOPLE_COUNT), Answer(BAD[0]), Answer(BAD[1]), Answer(PEOPLE_COUNT))
     got = people.execute("""select v.q, dbms_cloud_ai.generate(v.q, 'P', 'showsql')
                               from (values (1, 'how many people'), (2, 'their nicknames'),
@@ -87,7 +87,7 @@ def test_a_looped_generate_goes_on_past_a_failing_row(people, llm):
 def test_a_failed_turn_is_not_stored_in_its_conversation(people, llm):
     """The conversation keeps questions that got a query: a non-answer would be sent back
     to the model as history.  The requests are accounted to the conversation all the same."""
-    make_profile(people, llm)
+    make_profile(people, llm, repair_rounds=1)   # answer, one repair
     cid = people.execute("select dbms_cloud_ai.create_conversation()").fetchone()[0]
     params = json.dumps({"conversation_id": cid})
     llm.script(Answer(BAD[0]), Answer(BAD[1]))

@@ -241,7 +241,7 @@ def test_names_are_schema_qualified_and_quoted_only_where_needed(people, llm):
     assert "\n  plain_col integer\n" in text
     assert "\n  item_id integer NOT NULL," in text
     people_text = table_text(prompt, "alice.people")
-    assert "\n  name character varying(50),\n" in people_text
+    assert "\n  name character varying(50),  -- values: 'Emma Johnson', " in people_text
     assert '"alice"' not in json.dumps(prompt) and '"people"' not in people_text
 
     # The model may use them as described.
@@ -340,8 +340,9 @@ def test_column_level_grant_describes_granted_columns_only(db, people, llm):
     make_profile(people, llm, object_list=[{"owner": "alice", "name": "staff"}])
     prompt = showprompt(people, "staff salaries", attributes='{"constraints": true}')
     text = table_text(prompt, "alice.staff")
-    assert text == "CREATE TABLE alice.staff (\n  id integer NOT NULL,\n  name text,\n" \
-                   "  PRIMARY KEY (id)\n);"
+    # value hints: of the granted columns only
+    assert text == "CREATE TABLE alice.staff (\n  id integer NOT NULL,\n" \
+                   "  name text,  -- values: 'Ann', 'Bo'\n  PRIMARY KEY (id)\n);"
     # The granted columns can be queried; the others are PostgreSQL's 42501.
     llm.script(Answer("SELECT s.name FROM alice.staff s ORDER BY s.id"))
     assert generate(people, "staff names", action="runsql") \
@@ -488,7 +489,8 @@ def test_example_aliases_in_the_rules_stay_valid_sql_when_copied_literally(peopl
 def test_showsql_is_repaired_from_the_plan(people, llm):
     """showsql does not run the query, but PostgreSQL plans it: an unknown column or a type
     error is found and sent back."""
-    make_profile(people, llm, raise_on_invalid_sql=True)   # the error, with the last SQL
+    make_profile(people, llm, raise_on_invalid_sql=True,   # the error, with the last SQL
+                 repair_rounds=1)
     llm.script(Answer("SELECT p.nickname FROM alice.people p"),
                Answer("SELECT p.name FROM alice.people p WHERE p.age + 'x' > 1"),
                Answer("unused"))
@@ -507,14 +509,14 @@ def test_showsql_is_repaired_from_the_plan(people, llm):
 
 
 def test_two_bad_answers_fail_with_the_last_sql(people, llm):
-    make_profile(people, llm, raise_on_invalid_sql=True)
+    make_profile(people, llm, raise_on_invalid_sql=True, repair_rounds=1)
     llm.script(Answer("SELECT p.nickname FROM alice.people p"),
                Answer("SELECT p.surname FROM alice.people p"),
                Answer(PEOPLE_COUNT), Answer(PEOPLE_COUNT))
     with raises("LL005") as h:
         generate(people, "how many people", action="runsql")
     assert "p.surname" in detail(h)
-    assert len(llm.requests) == 2                         # bounded: one repair only
+    assert len(llm.requests) == 2                         # bounded: repair_rounds
     # Not SQL at all, twice: the same.
     llm.reset()
     llm.script(Answer("I cannot answer that."), Answer("Sorry, no idea."))

@@ -468,8 +468,17 @@ def test_object_list_unqualified_names_are_resolved_and_qualified():
     c = sqlguard.check("SELECT * FROM sales", allowed_objects=ALLOWED,
                        search_path=["$user", "public", "sh"])
     assert c.sql == "SELECT * FROM sh.sales"
-    with pytest.raises(InsufficientPrivilege):  # on the path but not allowed there
-        sqlguard.check("SELECT * FROM customers", allowed_objects=ALLOWED, search_path=["hr"])
+    # One allowed relation of that name: it is the one meant, wherever the path points
+    # (issue 29: the model knows only the object list's relations).
+    c = sqlguard.check("SELECT count(*) FROM customers", allowed_objects=ALLOWED,
+                       search_path=["hr"])
+    assert c.objects == {("sh", "customers")} and "FROM sh.customers" in c.sql
+    # Two, and the path breaks no tie: refused, naming both.
+    with pytest.raises(InsufficientPrivilege, match=r'"?hr"?\.sales and "?sh"?\.sales') as e:
+        sqlguard.check("SELECT * FROM sales", allowed_objects=ALLOWED, search_path=["public"])
+    assert e.value.sqlstate == "42501" and "object_list" in e.value.hint
+    with pytest.raises(InsufficientPrivilege, match="not in the object list"):
+        sqlguard.check("SELECT * FROM products", allowed_objects=ALLOWED, search_path=["sh"])
     with pytest.raises(InsufficientPrivilege, match="extension"):
         sqlguard.check("SELECT * FROM x", allowed_objects={("dbms_cloud_ai", "x")})
     assert sqlguard.check("SELECT * FROM x", allowed_objects={("dbms_cloud_ai", "x"), ("a", "x")},

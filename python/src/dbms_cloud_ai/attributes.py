@@ -170,6 +170,13 @@ SPEC = {
     "raise_on_invalid_sql": (_bool, False, "NL2SQL: raise LL005 (or 42704 for no readable "
                              "table) instead of returning Oracle's \"Sorry, unfortunately a valid "
                              "SELECT statement could not be generated ...\" text"),
+    "repair_rounds": (_int(0, 5), 2, "NL2SQL: how many times the model is asked to correct a "
+                      "query PostgreSQL refused, after the deterministic repairs"),
+    "value_hints": (_bool, True, "NL2SQL: show the values of text columns with few distinct "
+                    "values in the schema context (never while data access is disabled)"),
+    "sql_samples": (_int(1, 8), 1, "NL2SQL: more than 1 asks for that many queries (the rest "
+                    "sampled at temperature 0.7), runs each, and keeps the result most of them "
+                    "agree on"),
     "conversation": (_bool, False, "session short-term conversation"),
     "conversation_length": (_int(1, 999), 10, "prompts sent as context"),
     "summarize_history": (_bool, False, "named conversations: send the prompts that fell out "

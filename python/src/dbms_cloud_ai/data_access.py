@@ -20,7 +20,8 @@ provider:
   A history summary made while data access was on is sent as it is.
 
 runsql, showsql, explainsql, chat and showprompt keep working, as in Oracle:
-their requests carry the schema, the question and the SQL, never rows.
+their requests carry the schema, the question and the SQL, never rows, and
+NL2SQL's value hints (nl2sql/values.py: the values of text columns) are left out.
 """
 
 from __future__ import annotations

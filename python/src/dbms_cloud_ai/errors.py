@@ -253,8 +253,9 @@ SQLSTATES = {
               "location_uri document over 8 MB; a translation cut off at max_tokens; "
               "generate_synthetic_data needing more first-pass requests than max_text_calls"),
     "LL005": ("generated_sql_failed",
-              "the model's SQL could not be parsed, planned or run even after one repair "
-              "attempt, with the profile attribute raise_on_invalid_sql (without it, Oracle's "
+              "the model's SQL could not be parsed, planned or run even after the repairs "
+              "and repair_rounds repair requests, with the profile attribute "
+              "raise_on_invalid_sql (without it, Oracle's "
               "text \"Sorry, unfortunately a valid SELECT statement could not be generated "
               "...\" is returned); DETAIL has the last SQL and the error"),
     "LL006": ("data_access_disabled",

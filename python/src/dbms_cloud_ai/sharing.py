@@ -138,7 +138,8 @@ def own_name(plpy, profile_name, what: str) -> str:
 OWNER_ONLY_ATTRIBUTES = frozenset((
     "provider", "credential_name", "provider_endpoint", "azure_resource_name",
     "azure_deployment_name", "azure_embedding_deployment_name", "region", "model",
-    "embedding_model", "memory_model", "max_tokens", "context_window", "summary_max_tokens"))
+    "embedding_model", "memory_model", "max_tokens", "context_window", "summary_max_tokens",
+    "repair_rounds", "sql_samples"))
 
 
 def check_overrides(profile_name: str, owner: str | None, overrides: dict) -> None:
@@ -147,8 +148,9 @@ def check_overrides(profile_name: str, owner: str | None, overrides: dict) -> No
     if fixed:
         raise InsufficientPrivilege(
             f"attribute {fixed[0]} of shared profile {profile_name} can be set only by its owner",
-            detail="A grantee may not change the provider, endpoint, credential, models or "
-                   "token limits of a shared profile: " + ", ".join(sorted(OWNER_ONLY_ATTRIBUTES)) + ".",
+            detail="A grantee may not change the provider, endpoint, credential, models, "
+                   "token limits or request counts of a shared profile: "
+                   + ", ".join(sorted(OWNER_ONLY_ATTRIBUTES)) + ".",
             hint="Remove it from attributes, or create a profile of your own with "
                  "dbms_cloud_ai.create_profile().")
 

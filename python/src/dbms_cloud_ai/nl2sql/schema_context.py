@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import db, settings
 from ..errors import InvalidParameter, NothingInScope
@@ -109,23 +109,28 @@ class Table:
     annotations: tuple[tuple[str, str | None], ...] = ()
     annotation_words: frozenset = field(default=frozenset(), compare=False)
 
-    def ddl(self, comments: bool, constraints: bool, annotations: bool = False) -> str:
-        """The table as PostgreSQL DDL; comments become COMMENT ON statements
-        and annotations comment lines, both with escaped literals, so that
-        nothing in them can pass for an instruction."""
+    def ddl(self, comments: bool, constraints: bool, annotations: bool = False,
+            values: dict | None = None) -> str:
+        """(``values``: column name -> its values, nl2sql/values.categories.)"""
+        """The table as PostgreSQL DDL; comments become COMMENT ON statements,
+        annotations and value hints comment lines, all with escaped literals, so
+        that nothing in them can pass for an instruction."""
         kind = {"table": "TABLE", "view": "VIEW", "materialized view": "MATERIALIZED VIEW",
                 "foreign table": "FOREIGN TABLE"}[self.kind]
-        lines = [f"  {c.quoted} {c.type}{' NOT NULL' if c.not_null else ''}"
-                 for c in self.columns]
+        values = values or {}
+        lines = [(f"  {c.quoted} {c.type}{' NOT NULL' if c.not_null else ''}",
+                  _values_note(values.get(c.name))) for c in self.columns]
         if constraints:
             if self.primary_key:
-                lines.append(f"  PRIMARY KEY ({', '.join(self.primary_key)})")
+                lines.append((f"  PRIMARY KEY ({', '.join(self.primary_key)})", ""))
             for cols in self.unique:
-                lines.append(f"  UNIQUE ({', '.join(cols)})")
+                lines.append((f"  UNIQUE ({', '.join(cols)})", ""))
             for cols, _, _, rqualified, rcols in self.foreign_keys:
-                lines.append(f"  FOREIGN KEY ({', '.join(cols)}) REFERENCES "
-                             f"{rqualified} ({', '.join(rcols)})")
-        text = f"CREATE {kind} {self.qualified} (\n" + ",\n".join(lines) + "\n);"
+                lines.append((f"  FOREIGN KEY ({', '.join(cols)}) REFERENCES "
+                              f"{rqualified} ({', '.join(rcols)})", ""))
+        body = "\n".join(line + ("," if i < len(lines) - 1 else "") + note
+                         for i, (line, note) in enumerate(lines))
+        text = f"CREATE {kind} {self.qualified} (\n{body}\n);"
         if comments:
             target = "TABLE" if kind in ("TABLE", "FOREIGN TABLE") else kind
             if self.comment:
@@ -144,6 +149,15 @@ class Table:
         return text
 
 
+def _values_note(values) -> str:
+    """A column's value hint (nl2sql/values.py), as a comment of literals."""
+    return "  -- values: " + ", ".join(_literal(v) for v in values) if values else ""
+
+
+def literals(values) -> str:
+    return ", ".join(_literal(v) for v in values)
+
+
 def _pairs(annotations) -> str:
     """Name 'value', ...: names are identifiers (checked by add_annotation), values
     one-line literals."""
@@ -159,6 +173,8 @@ class Catalog:
     unmatched: list[str]                     # object_list entries with nothing readable
     fingerprint: str = ""
     _texts: dict = field(default_factory=dict, repr=False)
+    # nl2sql/values.py: (schema, name) -> TableValues, kept while the catalog is
+    values_cache: dict = field(default_factory=dict, repr=False)
 
     def texts(self, comments: bool, constraints: bool, annotations: bool = False) -> dict:
         """Each table's DDL for these flags, rendered once per cached catalog."""
@@ -443,6 +459,19 @@ def select(catalog: Catalog, question: str, history: list[str], attrs: dict,
                   f"dbms_cloud_ai.schema_context_tokens ({budget}): the tables most relevant "
                   "to the question were chosen")
     return Selection(described, omitted, reason, [texts[(t.schema, t.name)] for t in described])
+
+
+def with_values(selection: Selection, attrs: dict, notes: dict) -> Selection:
+    """``selection`` with value hints in its tables' DDL (``notes``: (schema,
+    name) -> {column: values}, nl2sql/values.categories).  They are not
+    counted against the budget: the tables were chosen first, and a hint is a
+    few short literals per column."""
+    flags = (bool(attrs.get("comments")), bool(attrs.get("constraints")),
+             bool(attrs.get("annotations")))
+    texts = [t.ddl(*flags, values=notes[(t.schema, t.name)])
+             if notes.get((t.schema, t.name)) else text
+             for t, text in zip(selection.tables, selection.texts)]
+    return replace(selection, texts=texts)
 
 
 def _rank(tables, question, history, annotations=False):

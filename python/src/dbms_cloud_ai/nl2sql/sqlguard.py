@@ -101,7 +101,7 @@ from dataclasses import dataclass
 from ..errors import ConfigurationError, InsufficientPrivilege, InvalidParameter
 
 # pglast's modules, imported by _load_pglast() on first use (see there).
-A = _pgparser = _pgstream = None
+A = E = _pgparser = _pgstream = None
 
 MAX_SQL_CHARS = 100_000
 DETAIL_CHARS = 500
@@ -353,7 +353,7 @@ def _load_pglast():
     backend) pglast must therefore be loaded here first; if something else in
     this session imported it already, refuse instead of crashing.
     """
-    global A, _pgparser, _pgstream
+    global A, E, _pgparser, _pgstream
     if _pgparser is not None:
         return
     in_backend = _process_exports("raw_parser")
@@ -377,6 +377,7 @@ def _load_pglast():
     # importlib, not an import statement: pglast is loaded only here, under the
     # flags above, and only by the first call that checks SQL (cold start).
     A = importlib.import_module("pglast.ast")
+    E = importlib.import_module("pglast.enums")
     _pgstream = importlib.import_module("pglast.stream")
     _pgparser = importlib.import_module("pglast.parser")
 
@@ -580,9 +581,10 @@ def check(sql: str, *, allowed_objects: Iterable[tuple[str, str]] | None = None,
     ``allowed_objects``: when given (Oracle's enforce_object_list), every
     relation read must be one of these (schema, name) pairs, names as the
     catalog stores them (unquoted identifiers folded to lower case).  An
-    unqualified name is resolved along ``search_path`` (schema names as stored;
-    ``$user`` entries are skipped: expand them first) to the first allowed pair;
-    without ``search_path`` it must match exactly one allowed pair by name.  The
+    unqualified name means the one allowed pair of that name; when several
+    have it, the first schema of ``search_path`` among them (schema names as
+    stored; ``$user`` entries are skipped: expand them first), else it is
+    refused as ambiguous, naming each.  The
     normalised SQL carries the resolved schema, so PostgreSQL reads what was
     checked (not a pg_temp or earlier search_path table of the same name).
     CTE names are not relations.
@@ -737,6 +739,18 @@ def _display(normalised: str) -> str:
     except Exception:  # noqa: BLE001 - layout is cosmetic: fall back to the checked text
         pass
     return normalised
+
+
+def rewrite(sql: str, edit) -> str | None:
+    """``sql``, a text ``check`` returned, parsed; ``edit(stmt)`` may change the
+    tree and returns whether it did; the tree re-printed when it did, else None.
+    The new text is not checked: give it to ``check`` (nl2sql/fixes.py)."""
+    _load_pglast()
+
+    def run():
+        stmt = _parse(sql, sql)[0].stmt
+        return _e_strings(_pgstream.RawStream()(stmt)) if edit(stmt) else None
+    return _bounded_call(sql, run)
 
 
 def without_trailing_prose(text: str) -> str:
@@ -944,20 +958,29 @@ class _Objects:
                 _refuse(f"system catalog {_q(name)} is not allowed", sql)
             self.seen.add((None, name))
             return
-        if self.use_path:
-            found = next((s for s in self.search_path if (s, name) in self.allowed), None)
-        else:
-            matches = sorted(s for s, n in self.allowed if n == name)
-            if len(matches) > 1:
-                _refuse(f"relation {_q(name)} is ambiguous: qualify it with one of "
-                        + ", ".join(_q(s) for s in matches), sql, _HINT_OBJECTS)
-            found = matches[0] if matches else None
+        found = self._unqualified(name, sql)
         if found is None:
             _refuse_name("relation", None, name, f"relation {_q(name)} is not in the object list",
                          sql, _HINT_OBJECTS)
         self._schema_ok(found, name, sql)
         rv.schemaname = found  # what runs is what was checked
         self.seen.add((found, name))
+
+    def _unqualified(self, name, sql):
+        """The schema of the one allowed relation called ``name``.  The model
+        knows only the object list's relations, so a name that matches one of
+        them means it, wherever the caller's search_path points; the path only
+        breaks a tie, and a tie it does not break is refused naming each."""
+        matches = sorted(s for s, n in self.allowed if n == name)
+        usable = [s for s in matches if s not in EXTENSION_SCHEMAS] or matches
+        if len(usable) <= 1:
+            return usable[0] if usable else None
+        on_path = [s for s in self.search_path if s in usable] if self.use_path else []
+        if on_path:
+            return on_path[0]
+        _refuse(f"relation {_q(name)} is ambiguous: it is "
+                + " and ".join(f"{_q(s)}.{_q(name)}" for s in usable)
+                + " in the object list; qualify it with its schema", sql, _HINT_OBJECTS)
 
     def _schema_ok(self, schema, name, sql):
         if schema in EXTENSION_SCHEMAS:
@@ -1278,6 +1301,7 @@ __all__ = [
     "Checked",
     "NotAllowed",
     "check",
+    "rewrite",
     "shown",
     "transpile",
     "without_trailing_prose",
