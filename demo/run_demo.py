@@ -207,15 +207,12 @@ def start_local_model(mode: Mode) -> None:
           "demo; make demo-stop stops it)", flush=True)
 
 
-# The extension's error when a provider's server cannot be reached at all (LL000,
-# provider_unavailable: python/src/dbms_cloud_ai/model/http.py), as psql prints it.
-PROVIDER_DOWN = re.compile(r"^ERROR:\s+could not connect to provider ")
-
-
 def servers_gone(mode: Mode, line: str) -> str | None:
-    """After a model step failed with `line`: when it could not reach a local server and that
-    server is gone, why the demo stops (scripts/...sh diagnose shows its log and the cause)."""
-    if not mode.local or not PROVIDER_DOWN.match(line):
+    """After a step failed with `line`: when a local server is gone, why the demo stops
+    (scripts/...sh diagnose shows its log and the cause).  Any error is reason to look: a
+    server that dies during a request fails it with a closed connection, the next one with
+    "could not connect to provider" (LL000)."""
+    if not mode.local or not line.startswith("ERROR:"):
         return None
     servers = [("local model", LOCAL_MODEL)] + ([("local embedding", LOCAL_EMBEDDINGS)] if mode.embed_attrs else [])
     gone = [name for name, script in servers
