@@ -317,9 +317,15 @@ def db_tables(db: str) -> int:
     return sum(DATABASES[db].values())
 
 
+# Runs of (3) that turn something off per call: (label, action, generate's attributes).
+VARIANTS = {"showsql, no value hints": ("showsql", '{"value_hints": false}')}
+
+
 def gen_sql(conn, prompt: str, profile: str, action: str) -> str:
-    return sql.SQL("select dbms_cloud_ai.generate({}, {}, {})").format(
-        sql.Literal(prompt), sql.Literal(profile), sql.Literal(action)).as_string(conn)
+    action, attrs = VARIANTS.get(action, (action, None))
+    return sql.SQL("select dbms_cloud_ai.generate({}, {}, {}, attributes => {})").format(
+        sql.Literal(prompt), sql.Literal(profile), sql.Literal(action),
+        sql.Literal(attrs)).as_string(conn)
 
 
 def set_budget(conn, tokens: int) -> None:
@@ -569,7 +575,8 @@ def responder(wire, body):
 def bench_e2e(args, fake: FakeLLM) -> None:
     # chat once (it reads no catalog); the NL2SQL actions in both databases.
     runs = [("chat", DBNAME)] + [(a, db) for db in (SMALL_DBNAME, DBNAME)
-                                 for a in ("showprompt", "showsql", "runsql")]
+                                 for a in ("showprompt", "showsql", "runsql")] \
+        + [(v, SMALL_DBNAME) for v in VARIANTS]
     prof = profile_name("s10")
     conns = {r: connect(ROLE, r[1]) for r in runs}
     for conn in conns.values():  # runsql refuses to run generated SQL without a timeout
@@ -582,7 +589,7 @@ def bench_e2e(args, fake: FakeLLM) -> None:
     fake.reset()
     sizes = {}
     for r in runs:
-        a = r[0]
+        a = VARIANTS.get(r[0], (r[0],))[0]
         for j, k in enumerate(keys):
             before = len(fake.requests)
             got = curs[r].execute(stmts[r][j], prepare=True).fetchone()[0]
@@ -624,7 +631,8 @@ def bench_e2e(args, fake: FakeLLM) -> None:
     print(f"    {'latency (us)':<34}{'database':>10}" + "".join(f"{c:>9}" for c in cols)
           + f"{'p50 - chat':>12}")
     labels = {"chat": "generate(..., 'chat')", "showprompt": "showprompt (no model call)",
-              "showsql": "showsql (+ validate + plan)", "runsql": "runsql (+ validate + run)"}
+              "showsql": "showsql (+ validate + plan)", "runsql": "runsql (+ validate + run)",
+              **{v: v for v in VARIANTS}}
     for r in runs:
         print(f"    {labels[r[0]]:<34}{db_tables(r[1]):>10,}"
               + "".join(f"{st[r][c] * US:>9.0f}" for c in cols)
