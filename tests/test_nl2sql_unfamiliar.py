@@ -379,3 +379,15 @@ def test_a_grantee_cannot_multiply_the_owners_requests(db, concerts, bob, llm):
             generate(bob, "singers", profile='"alice"."P"', action="showsql",
                      attributes=json.dumps(attrs))
     assert llm.requests == []
+
+
+def test_a_table_of_few_huge_values_is_not_read_for_hints(concerts, llm):
+    """The 1 MB bound counts TOAST: three rows of 2 MB each are not a small table."""
+    concerts.execute("create table concert_singer.posters (poster_id int, kind text, art text)")
+    concerts.execute("insert into concert_singer.posters select i, 'print', "
+                     "(select string_agg(md5(i::text || j::text), '') from generate_series(1, 70000) j) "
+                     "from generate_series(1, 3) i")
+    assert concerts.execute("select pg_relation_size('concert_singer.posters') < 65536 and "
+                            "pg_table_size('concert_singer.posters') > 1048576").fetchone() == (True,)
+    make_profile(concerts, llm, object_list=OBJECTS)
+    assert "'print'" not in showprompt_text(concerts, "posters by kind")

@@ -28,7 +28,8 @@ The rules:
 * no user code runs: only plain tables and materialized views are read (a view
   runs its definition, a foreign table its wrapper), only columns of the
   built-in text types and enums (their equality is built in);
-* bounded: a table of at most ``SMALL_TABLE_BYTES`` is read directly (one
+* bounded: a table of at most ``SMALL_TABLE_BYTES`` (TOAST included: a few
+  rows of huge values are not small) is read directly (one
   statement per table, at most ``MAX_SCAN`` + 1 distinct values per column); a
   larger one only through ``pg_stats`` (ANALYZE's most common values, which
   PostgreSQL shows only for columns the caller may read and tables whose row
@@ -57,7 +58,7 @@ SMALL_TABLE_BYTES = 1 << 20
 # whether cached values still hold.  $1: the tables as "schema.name" texts.
 _TABLES = """
     select c.oid::pg_catalog.int8 as oid, n.nspname, c.relname,
-           pg_catalog.pg_relation_size(c.oid) <= $2 as small,
+           pg_catalog.pg_table_size(c.oid) <= $2 as small,
            pg_catalog.concat_ws(':', c.relfilenode,
                                 pg_catalog.pg_stat_get_tuples_inserted(c.oid),
                                 pg_catalog.pg_stat_get_tuples_updated(c.oid),
