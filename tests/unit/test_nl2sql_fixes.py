@@ -98,8 +98,9 @@ VALUES = {("cs", "singer"): {"country": ("France", "Netherlands", "United States
      "country IN ('France', 'United States')"),
 ])
 def test_literals_are_spelt_as_the_column_stores_them(sql, expected):
-    fixed = fixes.literal_case(checked(sql), CATALOG, VALUES)
-    assert expected in fixed
+    fixed, note = fixes.polish(checked(sql), CATALOG, VALUES, "q")
+    assert expected in fixed and note is None
+    assert fixes.polish(checked(sql), CATALOG, VALUES, "q", case_sensitive=True) == (None, None)
 
 
 @pytest.mark.parametrize("sql", [
@@ -110,13 +111,13 @@ def test_literals_are_spelt_as_the_column_stores_them(sql, expected):
     "SELECT s.name FROM singer AS s JOIN stadium AS t ON true WHERE name = 'x'",
 ])
 def test_literals_left_alone_when_nothing_is_settled(sql):
-    assert fixes.literal_case(checked(sql), CATALOG, VALUES) is None
+    assert fixes.polish(checked(sql), CATALOG, VALUES, "q")[0] is None
 
 
 def test_literal_case_with_two_spellings_stored_is_left_alone():
     values = {("cs", "singer"): {"country": ("FRANCE", "France")}}
     sql = checked("SELECT name FROM singer WHERE country = 'france'")
-    assert fixes.literal_case(sql, CATALOG, values) is None
+    assert fixes.polish(sql, CATALOG, values, "q")[0] is None
 
 
 def test_context_names_the_columns_read_and_where_a_missing_one_is():
@@ -256,12 +257,13 @@ def test_a_value_of_another_column_is_noted_not_repaired():
     values = {("cs", "singer"): {"country": ("France", "Netherlands")},
               ("cs", "stadium"): {"name": ("Glebe Park", "Somerset Park")}}
     sql = checked("SELECT s.name FROM singer AS s WHERE s.country = 'somerset park'")
-    assert fixes.misplaced(sql, CATALOG, values) == \
-        "'somerset park' is not a value of s.country; it is a value of cs.stadium.name"
+    assert fixes.polish(sql, CATALOG, values, "q", doubt=True) == \
+        (None, "'somerset park' is not a value of s.country; it is a value of cs.stadium.name")
+    assert fixes.polish(sql, CATALOG, values, "q") == (None, None)     # no doubt asked
     for fine in ("SELECT name FROM singer WHERE country = 'france'",      # its own, any case
                  "SELECT name FROM singer WHERE country = 'Peru'",        # nobody's
                  "SELECT name FROM singer WHERE name = 'Glebe Park'"):    # values not known
-        assert fixes.misplaced(checked(fine), CATALOG, values) is None
+        assert fixes.polish(checked(fine), CATALOG, values, "q", doubt=True)[1] is None
 
 
 def test_a_column_two_keys_away_is_joined_through_the_table_between():
@@ -279,8 +281,8 @@ def test_a_column_two_keys_away_is_joined_through_the_table_between():
 def test_returned_columns_keep_their_case():
     sql = checked("SELECT DISTINCT lower(s.name), upper(country) AS c, lower(name) || 'x' AS y "
                   "FROM singer AS s WHERE upper(s.country) = upper('france')")
-    assert fixes.output_case(sql, CATALOG, "Which singers are French?") == (
+    assert fixes.polish(sql, CATALOG, {}, "Which singers are French?")[0] == (
         "SELECT DISTINCT s.name AS name, country AS c, pg_catalog.lower(name) || 'x' AS y "
         "FROM cs.singer AS s WHERE pg_catalog.upper(s.country) = pg_catalog.upper('france')")
-    assert fixes.output_case(sql, CATALOG, "Their names in upper case?") is None
-    assert fixes.output_case(checked("SELECT name FROM singer"), CATALOG, "names") is None
+    assert fixes.polish(sql, CATALOG, {}, "Their names in upper case?") == (None, None)
+    assert fixes.polish(checked("SELECT name FROM singer"), CATALOG, {}, "names") == (None, None)

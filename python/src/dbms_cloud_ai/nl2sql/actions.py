@@ -204,7 +204,7 @@ class Repairable(Exception):
     """A query worth repairing: ``sql`` as shown, ``error`` for the model,
     ``state`` PostgreSQL's SQLSTATE and ``checked`` the accepted text, when it
     got that far (what ``fixes`` works on).  ``usable``: the query, accepted,
-    when only a doubt was raised (fixes.misplaced): kept if no repair does
+    when only a doubt was raised (fixes.polish): kept if no repair does
     better."""
 
     def __init__(self, sql: str, error: str, state: str | None = None,
@@ -423,9 +423,8 @@ def _use(plpy, call, prompt: Prompt, search_path, run, rows_private, sql: str,
         try:
             checked = accept(plpy, sql, prompt, call.attrs, search_path,
                              plan=run is None or rows_private)
-            checked = _as_stored(plpy, checked, prompt, call, search_path,
-                                 run is None or rows_private)
-            note = fixes.misplaced(checked.sql, prompt.catalog, prompt.values) if doubt else None
+            checked, note = _polished(plpy, checked, prompt, call, search_path,
+                                      run is None or rows_private, doubt)
             if note:
                 raise Repairable(checked.display, note, usable=checked)
             result = None
@@ -451,21 +450,22 @@ def _use(plpy, call, prompt: Prompt, search_path, run, rows_private, sql: str,
     raise AssertionError("unreachable: the last fix's failure is raised above")
 
 
-def _as_stored(plpy, checked, prompt: Prompt, call, search_path, plan):
+def _polished(plpy, checked, prompt: Prompt, call, search_path, plan, doubt):
     """``checked`` with text literals spelt as the compared column's values
-    (when the value hints know them all and values compare case-insensitively),
-    and its columns returned as stored (fixes.output_case)."""
+    (when the value hints know them all and values compare case-insensitively)
+    and its columns returned as stored, and with ``doubt`` the note of a value
+    looked for in the wrong column (fixes.polish); (checked, note or None)."""
     if not VALIDATE:
-        return checked
-    fixed = fixes.output_case(checked.sql, prompt.catalog, call.prompt) or checked.sql
-    if not call.attrs.get("case_sensitive_values"):
-        fixed = fixes.literal_case(fixed, prompt.catalog, prompt.values) or fixed
-    if fixed == checked.sql:
-        return checked
-    try:
-        return accept(plpy, fixed, prompt, call.attrs, search_path, plan=plan)
-    except Repairable:
-        return checked
+        return checked, None
+    fixed, note = fixes.polish(checked.sql, prompt.catalog, prompt.values, call.prompt,
+                               case_sensitive=bool(call.attrs.get("case_sensitive_values")),
+                               doubt=doubt)
+    if fixed is not None:
+        try:
+            checked = accept(plpy, fixed, prompt, call.attrs, search_path, plan=plan)
+        except Repairable:
+            pass
+    return checked, note
 
 
 def _select_sample(plpy, call, messages, first: str, n: int, use, run, asked):

@@ -110,16 +110,6 @@ class Analysis:
     top: object = None                                # the statement, when a plain SELECT
 
 
-def columns_of(catalog) -> dict:
-    """Columns by (schema, table), and by (None, table) where the name is unique
-    (a model's text need not qualify it)."""
-    out = {(t.schema, t.name): frozenset(c.name for c in t.columns) for t in catalog.tables}
-    names = [t.name for t in catalog.tables]
-    out.update({(None, t.name): out[(t.schema, t.name)] for t in catalog.tables
-                if names.count(t.name) == 1})
-    return out
-
-
 # --- the repairs ----------------------------------------------------------------------
 
 def repair(sql: str, catalog, sqlstate: str | None) -> str | None:
@@ -136,37 +126,27 @@ def repair(sql: str, catalog, sqlstate: str | None) -> str | None:
 def invented(sql: str, catalog) -> str | None:
     """``sql`` (the model's text, refused for a relation that exists nowhere)
     without the lookup table it made up, or None."""
-    return _rewrite(sql, catalog, lambda a: _drop_invented(a, columns_of(catalog)))
+    return _rewrite(sql, catalog, lambda a: _drop_invented(a, catalog.columns()))
 
 
-def literal_case(sql: str, catalog, values: dict) -> str | None:
-    """``sql`` with text literals compared to a column spelt as the column's
-    values spell them, or None when nothing changed.  ``values``:
-    {(schema, table): {column: values}}, complete sets only."""
-    if not values:
-        return None
-    return _rewrite(sql, catalog, lambda a: _literals(a, values))
-
-
-def misplaced(sql: str, catalog, values: dict) -> str | None:
-    """What to tell the model when ``sql`` compares a column with a value none
-    of its values matches (all of them known) while other described columns
-    hold it, or None: "'Munich' is not a value of sh.countries.country_name; it
-    is a value of sh.customers.cust_city"."""
-    if not values:
-        return None
+def polish(sql: str, catalog, values: dict, question: str, *, case_sensitive: bool = False,
+           doubt: bool = False) -> tuple[str | None, str | None]:
+    """What is done to every accepted query, in one parse: ``output_case`` and
+    (unless ``case_sensitive``) ``literal_case`` applied, and with ``doubt``
+    the note of ``misplaced``.  (the new text or None, the note or None).
+    ``values``: {(schema, table): {column: values}}, complete sets only."""
     notes: list[str] = []
 
-    def note(stmt):
-        a = analyse(stmt, columns_of(catalog))
-        for expr, level in a.comparisons:
-            notes.extend(_misplaced(expr, level, values, catalog))
-        return False
-    try:
-        sqlguard.rewrite(sql, note)
-    except Exception:  # noqa: BLE001 - a note is a bonus
-        return None
-    return "\n".join(dict.fromkeys(notes)) or None
+    def edit(a: Analysis) -> bool:
+        changed = not _asks_case(question) and _uncased(a)
+        if values and not case_sensitive:
+            changed = _literals(a, values) or changed
+        if values and doubt:
+            for expr, level in a.comparisons:
+                notes.extend(_misplaced(expr, level, values, catalog))
+        return changed
+    fixed = _rewrite(sql, catalog, edit)
+    return fixed, "\n".join(dict.fromkeys(notes)) or None
 
 
 def _misplaced(expr, level, values, catalog):
@@ -202,13 +182,8 @@ _CASE_WORDS = frozenset("lower upper lowercase uppercase lower-case upper-case c
                         "capitals capitalised capitalized".split())
 
 
-def output_case(sql: str, catalog, question: str) -> str | None:
-    """``sql`` without the lower()/upper() a small model puts around the plain
-    columns it returns (it learnt UPPER() for comparisons), unless the question
-    speaks of case; None when there is none."""
-    if _CASE_WORDS & set(question.casefold().replace("?", " ").replace(".", " ").split()):
-        return None
-    return _rewrite(sql, catalog, lambda a: _uncased(a))
+def _asks_case(question: str) -> bool:
+    return bool(_CASE_WORDS & set(question.casefold().replace("?", " ").replace(".", " ").split()))
 
 
 def _uncased(a: Analysis) -> bool:
@@ -228,7 +203,7 @@ def _uncased(a: Analysis) -> bool:
 
 
 def _rewrite(sql, catalog, edit) -> str | None:
-    known = columns_of(catalog)
+    known = catalog.columns()
     try:
         return sqlguard.rewrite(sql, lambda stmt: edit(analyse(stmt, known)))
     except Exception:  # noqa: BLE001 - a repair is a bonus: when unsure, leave the query alone
@@ -542,7 +517,7 @@ def context(sql: str, catalog) -> str:
     relations it names that are not in the catalog, and where each column it
     could not find is (with the foreign key that joins it, when one does); or,
     when it cannot be parsed, the catalog's relations."""
-    known = columns_of(catalog)
+    known = catalog.columns()
     by_key = {(t.schema, t.name): t for t in catalog.tables}
     read, missing = [], []
     try:

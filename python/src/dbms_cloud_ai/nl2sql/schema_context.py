@@ -184,6 +184,17 @@ class Catalog:
                                 for t in self.tables}
         return self._texts[key]
 
+    def columns(self) -> dict:
+        """Column names by (schema, table), and by (None, table) where the name is
+        unique (a model's text need not qualify it); for nl2sql/fixes.py."""
+        if "columns" not in self._texts:
+            out = {(t.schema, t.name): frozenset(c.name for c in t.columns) for t in self.tables}
+            names = [t.name for t in self.tables]
+            out.update({(None, t.name): out[(t.schema, t.name)] for t in self.tables
+                        if names.count(t.name) == 1})
+            self._texts["columns"] = out
+        return self._texts["columns"]
+
     def allowed(self) -> set[tuple[str, str]]:
         return {(t.schema, t.name) for t in self.tables}
 

@@ -14,7 +14,7 @@ index and CodeS's value retrieval:
   relies on).
 
 A column whose values are all known (at most ``MAX_SCAN``) also lets
-``fixes.literal_case`` repair a literal the model spelt in another case.
+``fixes.polish`` repair a literal the model spelt in another case.
 
 The rules:
 
@@ -109,6 +109,8 @@ _STATS = """
 class Column:
     values: tuple            # showable distinct values, sorted
     complete: bool           # every distinct value of the column is in values
+    # (value case-folded, value) of those a question can mention: folded once, when read
+    matchable: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,8 @@ def _read(plpy, row) -> dict:
         vals = {v.rstrip() for v in vals[:MAX_SCAN]}     # char(n) pads
         shown = tuple(sorted(v for v in vals if _showable(v)))
         if shown:
-            out[col] = Column(shown, bool(complete) and len(shown) == len(vals))
+            out[col] = Column(shown, bool(complete) and len(shown) == len(vals),
+                              tuple((v.casefold(), v) for v in shown if len(v) >= MIN_MATCH_CHARS))
     return out
 
 
@@ -180,8 +183,8 @@ def mentioned(hints: dict, question: str) -> list[tuple[tuple, str, tuple]]:
         for c, col in cols.items():
             if col.complete and len(col.values) <= MAX_VALUES:
                 continue
-            found = [v for v in col.values
-                     if len(v) >= MIN_MATCH_CHARS and _mentions(asked, v.casefold())]
+            found = [v for folded, v in col.matchable
+                     if folded in asked and _mentions(asked, folded)]
             if found:
                 out.append((key, c, tuple(found[:MAX_MATCHES])))
     return out
