@@ -440,23 +440,30 @@ def _resolved(ref, level: Level):
     return (names[-2] if names else None, names[-1] if names else None)
 
 
-def _bare_refs(node):
+def _bare_refs(node) -> list:
     """Column references of ``node`` outside aggregates, window functions and subqueries."""
     A = sqlguard.A
-    stack = [node]
+    out = []
+
+    def visit(n) -> bool:
+        if isinstance(n, A.ColumnRef):
+            out.append(n)
+        return not (isinstance(n, (A.SubLink, A.SelectStmt, A.ColumnRef))
+                    or (isinstance(n, A.FuncCall) and _aggregate(n)))
+    _walk(node, visit)
+    return out
+
+
+def _walk(root, visit):
+    """``visit`` every node under ``root``, parents first; a node's children are
+    visited only when ``visit`` returns true for it."""
+    stack = [root]
     while stack:
         n = stack.pop()
         if isinstance(n, tuple):
             stack.extend(n)
-            continue
-        if not isinstance(n, A.Node) or isinstance(n, (A.SubLink, A.SelectStmt)):
-            continue
-        if isinstance(n, A.FuncCall) and _aggregate(n):
-            continue
-        if isinstance(n, A.ColumnRef):
-            yield n
-            continue
-        stack.extend(getattr(n, s) for s in n.__slots__)
+        elif isinstance(n, sqlguard.A.Node) and visit(n):
+            stack.extend(getattr(n, s) for s in n.__slots__)
 
 
 def _aggregate(call) -> bool:
@@ -661,23 +668,18 @@ def _put_from(stmt, i, node):
 
 def _expressions(node, level, ctes, known, a):
     A = sqlguard.A
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, tuple):
-            stack.extend(n)
-            continue
-        if not isinstance(n, A.Node):
-            continue
+
+    def visit(n) -> bool:
         if isinstance(n, A.SelectStmt):
             _select(n, level, ctes, known, a)
-            continue
+            return False
         if isinstance(n, A.ColumnRef):
             a.refs.append((n, level))
-            continue
+            return False
         if isinstance(n, A.A_Expr) and _compares_equal(n):
             a.comparisons.append((n, level))
-        stack.extend(getattr(n, s) for s in n.__slots__)
+        return True
+    _walk(node, visit)
 
 
 def _compares_equal(expr) -> bool:
