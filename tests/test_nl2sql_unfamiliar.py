@@ -315,12 +315,22 @@ def test_a_literal_is_spelt_as_the_column_stores_it(concerts, llm):
                                   attributes='{"case_sensitive_values": true}')
 
 
+def test_a_value_of_another_table_moves_the_condition_there(concerts, llm):
+    """'Somerset Park' compared with concert.theme, whose values are all known and do not hold
+    it: stadium.name does, and one key links concert to stadium: the condition moves there."""
+    make_profile(concerts, llm, object_list=OBJECTS)
+    llm.script(Answer("SELECT count(*) AS n FROM concert WHERE theme = 'somerset park'"))
+    assert rows(generate(concerts, "How many concerts were held at Somerset Park?",
+                         action="runsql")) == [{"n": 2}]
+    assert len(llm.requests) == 1
+
+
 def test_a_value_looked_for_in_the_wrong_column_is_questioned_once(concerts, llm):
     """'Somerset Park' compared with singer.country, whose values are all known and do not
-    hold it, while stadium.name does: the model is told so; if it does no better, its first
-    query is kept (it is a valid query)."""
+    hold it, while stadium.name does but no path of one or two keys leads there: the model is
+    told so; if it does no better, its first query is kept (it is a valid query)."""
     make_profile(concerts, llm, object_list=OBJECTS)
-    wrong = "SELECT count(*) AS n FROM concert WHERE theme = 'Somerset Park'"
+    wrong = "SELECT count(*) AS n FROM singer WHERE country = 'Somerset Park'"
     right = ("SELECT count(*) AS n FROM concert AS c JOIN stadium AS s "
              "ON s.stadium_id = c.stadium_id WHERE s.name = 'Somerset Park'")
     llm.script(Answer(wrong), Answer(right))
@@ -328,13 +338,13 @@ def test_a_value_looked_for_in_the_wrong_column_is_questioned_once(concerts, llm
                          action="runsql")) == [{"n": 2}]
     repair = llm.requests[1].json["messages"][-1]["content"]
     assert repair.startswith("That query compares a column with a value it does not hold.\n")
-    assert ("'Somerset Park' is not a value of theme; it is a value of "
+    assert ("'Somerset Park' is not a value of country; it is a value of "
             "concert_singer.stadium.name") in repair
     llm.requests.clear()
     llm.script(Answer(wrong), Answer("not SQL"), Answer("still not SQL"))
     assert generate(concerts, "How many concerts were held at Somerset Park?",
                     action="showsql") == \
-        "SELECT count(*) AS n\nFROM concert_singer.concert\nWHERE theme = 'Somerset Park'"
+        "SELECT count(*) AS n\nFROM concert_singer.singer\nWHERE country = 'Somerset Park'"
     assert len(llm.requests) == 3
     assert calls(concerts)[-3:] == [("answer", "ok"), ("repair", "ok"), ("repair", "ok")]
 

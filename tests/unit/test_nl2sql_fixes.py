@@ -286,3 +286,36 @@ def test_returned_columns_keep_their_case():
         "FROM cs.singer AS s WHERE pg_catalog.upper(s.country) = pg_catalog.upper('france')")
     assert fixes.polish(sql, CATALOG, {}, "Their names in upper case?") == (None, None)
     assert fixes.polish(checked("SELECT name FROM singer"), CATALOG, {}, "names") == (None, None)
+
+
+BAND_VALUES = {("f", "performers"): {"name": ("Night Owls", "The Velvet Tides")},
+               ("f", "musicians"): {"name": ("Ana", "Bo", "Cy")},
+               ("f", "stages"): {"name": ("Harbour Deck", "Main Stage")}}
+
+
+def test_a_value_of_another_column_moves_the_condition_there():
+    # the table that holds it is in the FROM clause
+    sql = checked("SELECT s.name FROM singer AS s JOIN stadium AS t ON true "
+                  "WHERE s.country = 'glebe park'")
+    values = {("cs", "singer"): {"country": ("France", "Netherlands")},
+              ("cs", "stadium"): {"name": ("Glebe Park", "Somerset Park")}}
+    assert fixes.polish(sql, CATALOG, values, "q")[0].endswith("WHERE t.name = 'Glebe Park'")
+    # joined in through the link table, two keys away
+    sql = sqlguard.check("SELECT name FROM f.musicians WHERE name = 'The Velvet Tides'",
+                         allowed_objects=FESTIVAL.allowed()).sql
+    assert fixes.polish(sql, FESTIVAL, BAND_VALUES, "q")[0] == (
+        "SELECT name FROM f.performers AS p INNER JOIN (f.lineups AS l INNER JOIN f.musicians "
+        "ON l.musician_id = musicians.id) ON p.id = l.performer_id "
+        "WHERE p.name = 'The Velvet Tides'")
+
+
+@pytest.mark.parametrize("where", [
+    "name <> 'The Velvet Tides'",            # not an equality
+    "name = 'Nobody'",                        # nobody's value
+    "name = 'Ana'",                           # its own
+    "name IN ('The Velvet Tides', 'Ana')",    # not all of them elsewhere
+])
+def test_a_condition_stays_where_it_is_unless_settled(where):
+    sql = sqlguard.check(f"SELECT name FROM f.musicians WHERE {where}",
+                         allowed_objects=FESTIVAL.allowed()).sql
+    assert fixes.polish(sql, FESTIVAL, BAND_VALUES, "q")[0] is None

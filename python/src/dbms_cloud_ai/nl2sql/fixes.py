@@ -27,12 +27,15 @@ A small model's query often fails for a reason the catalog settles exactly:
   ``case_sensitive_values`` false).
 
 * ``output_case`` (no error): ``SELECT lower(name)``, a small model's habit
-  (it learnt ``UPPER()`` for comparisons), unless the question speaks of case.
+  (it learnt ``UPPER()`` for comparisons), unless the question speaks of case;
+* ``relocated`` (no error, no rows): ``country_name = 'Munich'`` where the
+  known values of the column do not hold it and those of exactly one other
+  column do (``cust_city``): the condition moves there, that table joined in
+  on the one path of keys when the query does not read it.
 
 ``misplaced`` does not repair: it notes a value compared with a column whose
-known values do not hold it while another column's do (``country_name =
-'Munich'``, a city), for the model's repair; the query stays usable if the
-model does no better.
+known values do not hold it while other columns' do and no move is settled,
+for the model's repair; the query stays usable if the model does no better.
 
 Each works on the text sqlguard accepted (relations qualified, so each one is
 found in the catalog) and returns a new text, which is checked again from the
@@ -131,9 +134,10 @@ def invented(sql: str, catalog) -> str | None:
 
 def polish(sql: str, catalog, values: dict, question: str, *, case_sensitive: bool = False,
            doubt: bool = False) -> tuple[str | None, str | None]:
-    """What is done to every accepted query, in one parse: ``output_case`` and
-    (unless ``case_sensitive``) ``literal_case`` applied, and with ``doubt``
-    the note of ``misplaced``.  (the new text or None, the note or None).
+    """What is done to every accepted query, in one parse: ``output_case``,
+    (unless ``case_sensitive``) ``literal_case`` and ``relocated`` applied, and
+    with ``doubt`` the note of ``misplaced``.  (the new text or None, the note
+    or None).
     ``values``: {(schema, table): {column: values}}, complete sets only."""
     notes: list[str] = []
 
@@ -141,6 +145,8 @@ def polish(sql: str, catalog, values: dict, question: str, *, case_sensitive: bo
         changed = not _asks_case(question) and _uncased(a)
         if values and not case_sensitive:
             changed = _literals(a, values) or changed
+        if values:
+            changed = _relocated(a, values, catalog) or changed
         if values and doubt:
             for expr, level in a.comparisons:
                 notes.extend(_misplaced(expr, level, values, catalog))
@@ -298,14 +304,16 @@ def _bridge(a: Analysis, catalog) -> bool:
     return False
 
 
-def _paths(links, tables, start, column, hops):
+def _paths(links, tables, start, column, hops, end=None):
     """Paths of ``hops`` single-key links from table ``start`` to a table having
     ``column``, each step ((schema, table), (its column, the previous table's))."""
     def step(frm, seen):
         for (a, b), keys in links.items():
             if a == frm and b not in seen and len(keys) == 1:
                 yield b, keys[0]
-    def has(key):
+    def has(key):          # or, given ``end``, the path to that table
+        if end is not None:
+            return key == end
         return key in tables and any(c.name == column for c in tables[key].columns)
     out = []
     for first, k1 in step(start, {start}):
@@ -494,22 +502,90 @@ def _literals(a: Analysis, values: dict) -> bool:
     return changed
 
 
-def _values_of(ref, level: Level, values: dict):
+def _relocated(a: Analysis, values: dict, catalog) -> bool:
+    """``country_name = 'Munich'`` where no country is called so and Munich is a
+    value of one other column, ``cust_city``: the condition is moved to that
+    column, of its table in the FROM clause, else joined in on the one path of
+    foreign keys (one or two) from the compared column's table.  Only ``=`` and
+    ``IN``: the query as written matches nothing there.  One move per pass."""
+    A = sqlguard.A
+    for expr, level in a.comparisons:
+        column, other = expr.lexpr, expr.rexpr
+        if not isinstance(column, A.ColumnRef):
+            column, other = other, column
+        consts = other if isinstance(other, tuple) else (other,)
+        if not isinstance(column, A.ColumnRef) or getattr(expr.name[-1], "sval", "") != "=" \
+                or not all(isinstance(c, A.A_Const) and isinstance(c.val, A.String) for c in consts):
+            continue
+        known, item = _values_and_item(column, level, values)
+        wanted = {c.val.sval.casefold() for c in consts}
+        if not known or wanted & {v.casefold() for v in known}:
+            continue
+        homes = [(key, col, vals) for key, cols in values.items() for col, vals in cols.items()
+                 if wanted <= {v.casefold() for v in vals}]
+        if len(homes) != 1:
+            continue
+        key, col, vals = homes[0]
+        target = _reach(a, level, item, key, catalog)
+        if target is None:
+            continue
+        column.fields = _column_ref(target, col).fields
+        for c in consts:
+            c.val = A.String(sval=next(v for v in vals if v.casefold() == c.val.sval.casefold()))
+        return True
+    return False
+
+
+def _reach(a: Analysis, level: Level, item: Item, key, catalog) -> str | None:
+    """The name by which table ``key`` can be read beside ``item``: its FROM
+    item's, or an alias joined in on the one path of keys from ``item``."""
+    present = [i for at in level.chain() for i in at.items if (i.schema, i.relname) == key]
+    if present:
+        return present[0].name if len(present) == 1 else None
+    if item is None or item.put is None:
+        return None
+    links = _links(catalog)
+    tables = {(t.schema, t.name): t for t in catalog.tables}
+    here = {(i.schema, i.relname) for i in level.items}
+    for hops in (1, 2):
+        paths = [p for p in _paths(links, tables, (item.schema, item.relname), None, hops, key)
+                 if not here & {step[0] for step in p}]
+        if paths:
+            break
+    if len(paths) != 1:
+        return None
+    node, name = item.node, item.name
+    for step, (mine, theirs) in paths[0]:
+        alias = _fresh(step[1], a.names)
+        node = _join(step, alias, theirs, node, name, mine)
+        name = alias
+    item.put(node)
+    return name
+
+
+def _values_and_item(ref, level: Level, values: dict):
+    """(the known values of the column ``ref`` names, the FROM item it reads), or (None, None)."""
     names = _field_names(ref)
     if names is None:
-        return None
+        return None, None
     column = names[-1]
     if len(names) == 1:
         owners = [i for at in level.chain() for i in at.having(column)]
         if len(owners) != 1 or any(at.opaque() for at in level.chain()):
-            return None
+            return None, None
         item = owners[0]
     else:
         found = level.find(names[-2])
         if found is None:
-            return None
+            return None, None
         item = found[0]
-    return values.get((item.schema, item.relname), {}).get(column) if item.relname else None
+    if not item.relname:
+        return None, None
+    return values.get((item.schema, item.relname), {}).get(column), item
+
+
+def _values_of(ref, level: Level, values: dict):
+    return _values_and_item(ref, level, values)[0]
 
 
 def _field_names(ref):
