@@ -127,6 +127,73 @@ def test_word_limits_style_extractiveness_and_user_prompt_reach_the_model(alice,
     assert len(llm.requests) == 3
 
 
+def long_then_short(wire, body):
+    """A first summary of 80 words whatever max_words says; asked to shorten, 20 words."""
+    if "Rewrite the summary between <summary> and </summary> in at most" in system_of(body):
+        return Answer(" ".join(["short"] * 20))
+    return Answer(" ".join(["long"] * 80))
+
+
+def test_a_summary_far_over_max_words_is_shortened_once(alice, llm):
+    make_profile(alice, llm)
+    llm.responder = long_then_short
+    got = summarize(alice, "Some text to summarize.", user_prompt="Focus on risks.",
+                    params='{"max_words": 30, "summary_style": "list"}')
+    assert got == " ".join(["short"] * 20)
+    assert len(llm.requests) == 2
+    shorten = llm.requests[1].json
+    system = system_of(shorten)
+    assert "Rewrite the summary between <summary> and </summary> in at most 30 words." in system
+    assert "list of key points" in system and "Focus on risks." in system
+    user = shorten["messages"][1]["content"]
+    assert user == "<summary>\n" + " ".join(["long"] * 80) + "\n</summary>\n"
+    assert [c[1] for c in calls(alice)] == ["summary-chunk", "summary-shorten"]
+    # The generate action shortens the same way.
+    got = generate(alice, "Some text to summarize.", "P", "summarize",
+                   params='{"max_words": 30}')
+    assert got == " ".join(["short"] * 20) and len(llm.requests) == 4
+
+
+def test_a_summary_near_max_words_or_without_it_is_kept(alice, llm):
+    make_profile(alice, llm)
+    llm.responder = lambda wire, body: Answer(" ".join(["word"] * 80))
+    # 80 words is within a quarter over 64, and nothing bounds a summary without max_words.
+    assert len(summarize(alice, "Some text.", params='{"max_words": 64}').split()) == 80
+    assert len(summarize(alice, "Some text.", params='{"min_words": 10}').split()) == 80
+    assert len(summarize(alice, "Some text.").split()) == 80
+    assert len(llm.requests) == 3
+
+
+def test_a_shortened_summary_that_is_not_shorter_is_not_taken(alice, llm):
+    make_profile(alice, llm)
+    llm.responder = lambda wire, body: Answer(" ".join(["word"] * 80))
+    assert len(summarize(alice, "Some text.", params='{"max_words": 30}').split()) == 80
+    assert len(llm.requests) == 2
+
+
+def test_a_summary_still_too_long_is_shortened_twice_at_most(alice, llm):
+    make_profile(alice, llm)
+
+    def shrinking(wire, body):
+        m = re.search(r"<summary>\n(.*)\n</summary>", last_user_text(wire, body), re.S)
+        return Answer(" ".join(["w"] * (len(m.group(1).split()) - 20 if m else 100)))
+    llm.responder = shrinking
+    assert len(summarize(alice, "Some text.", params='{"max_words": 30}').split()) == 60
+    assert [c[1] for c in calls(alice)] == ["summary-chunk"] + ["summary-shorten"] * 2
+    assert llm.requests[2].json["messages"][1]["content"] == "<summary>\n" + " ".join(["w"] * 80) + "\n</summary>\n"
+
+
+def test_shortening_stays_within_max_text_calls(alice, llm):
+    make_profile(alice, llm)
+    llm.responder = long_then_short
+    alice.execute("set dbms_cloud_ai.max_text_calls = 1")
+    assert len(summarize(alice, "Some text.", params='{"max_words": 30}').split()) == 80
+    assert len(llm.requests) == 1
+    alice.execute("set dbms_cloud_ai.max_text_calls = 2")
+    assert len(summarize(alice, "Some text.", params='{"max_words": 30}').split()) == 20
+    assert len(llm.requests) == 3
+
+
 def test_positional_notation_is_oracles_order(alice, llm):
     """content, location_uri, credential_name, profile_name, user_prompt, params."""
     make_profile(alice, llm)

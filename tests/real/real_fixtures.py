@@ -63,6 +63,9 @@ def _server(script: pathlib.Path, url_var: str, name_var: str) -> Model:
 
 # name -> (the script that started the server, None when the environment names it; its url)
 _IN_USE: dict[str, tuple[pathlib.Path | None, str]] = {}
+# name -> how many instances of its fixture are set up: each test module that imports a
+# fixture gets its own session-scoped instance, and only the last one's teardown checks.
+_USERS: dict[str, int] = {}
 
 
 def gone(script: pathlib.Path | None, url: str) -> str | None:
@@ -93,7 +96,11 @@ def gone_servers(error: BaseException) -> str | None:
 def _watched(name: str, script: pathlib.Path, url_var: str, name_var: str):
     model = _server(script, url_var, name_var)
     _IN_USE[name] = (None if os.environ.get(url_var) else script, model.url)
+    _USERS[name] = _USERS.get(name, 0) + 1
     yield model
+    _USERS[name] -= 1
+    if _USERS[name]:
+        return
     why = gone(*_IN_USE.pop(name))
     if why:
         pytest.fail(f"the {name} server is gone after the real tier:\n{why}", pytrace=False)

@@ -71,8 +71,9 @@ def test_summarize_and_translate(real):
             "mayor said the project is the largest public building in the town for fifty years.")
     summary = real.execute("select dbms_cloud_ai.summarize(content => %s, profile_name => 'P', "
                            "params => '{\"max_words\": 30}')", (text,)).fetchone()[0]
-    # Shorter than the text (72 words); a small model overshoots a word limit somewhat.
-    assert 0 < len(summary.split()) < 60 and "library" in summary.lower()
+    # Far shorter than the text (72 words). A small model overshoots a word limit, at times by
+    # far (71 words in CI): a summary over 37 words is asked to be shortened, twice at most.
+    assert 0 < len(summary.split()) <= 45 and "library" in summary.lower()
     french = real.execute("select dbms_cloud_ai.translate(text => 'Good morning, my friend.', "
                           "profile_name => 'P', target_language => 'fr')").fetchone()[0]
     assert "bonjour" in french.lower()

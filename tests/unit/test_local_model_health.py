@@ -363,3 +363,27 @@ def test_a_server_the_environment_names_is_checked_by_its_port():
         url = f"http://127.0.0.1:{listening.getsockname()[1]}"
         assert rf.gone(None, url) is None
     assert "takes no connection" in rf.gone(None, url)
+
+
+def test_each_module_s_instance_of_a_server_fixture_tears_down_and_the_last_checks(
+        tmp_path, monkeypatch):
+    # Every test module that imports local_model gets its own session-scoped instance:
+    # all of them end at the session's end, and only the last may check (and forget) the
+    # server.  A dead server fails that last teardown, once.
+    rf = load_real_fixtures()
+    for k, v in dead_server(tmp_path).items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(rf, "_IN_USE", {})
+    monkeypatch.setattr(rf, "_USERS", {})
+    monkeypatch.setenv("LOCAL_MODEL_URL", "http://127.0.0.1:1")
+    monkeypatch.setenv("LOCAL_MODEL_NAME", "m")
+    instances = [rf._watched("local model", rf.LOCAL_MODEL, "LOCAL_MODEL_URL",
+                             "LOCAL_MODEL_NAME") for _ in range(3)]
+    assert [next(i).url for i in instances] == ["http://127.0.0.1:1"] * 3
+    for i in instances[:2]:
+        with pytest.raises(StopIteration):
+            next(i)
+    assert "local model" in rf._IN_USE
+    with pytest.raises(pytest.fail.Exception, match="local model server is gone"):
+        next(instances[2])
+    assert rf._IN_USE == {}

@@ -21,10 +21,12 @@ level after level until one is left.  ``iterative_refinement`` summarizes the
 first chunk and refines that running summary with each next chunk.  Calls:
 1 for one chunk; n for iterative_refinement; n + C(n) for map_reduce, where
 C(1) = 0 and C(m) = ceil(m / g) + C(ceil(m / g)).
+A summary more than a quarter over max_words is asked to be shortened, up to
+twice, while max_text_calls leaves room; an answer that is not shorter is not taken.
 
 Nothing here writes to the database or holds a lock while a model answers;
 the calls are recorded by ``accounting`` (purposes summary-chunk,
-summary-combine, translation).
+summary-combine, summary-shorten, translation).
 """
 
 from __future__ import annotations
@@ -241,6 +243,13 @@ USER_FOCUS = "The user asks for this summary: {prompt}"
 WORDS_BETWEEN = "Use between {lo} and {hi} words."
 WORDS_MIN = "Use at least {lo} words."
 WORDS_MAX = "Use at most {hi} words."
+# Without the summary's own length, which a small model takes as a target to stay near.
+SUMMARY_SHORTEN = ("Rewrite the summary between <summary> and </summary> in at most {hi} words. "
+                   "Keep only its main point; drop details.")
+# A summary more than this much over max_words is asked to be shortened, at most twice (the
+# local model took a 30-word summary from 71 words to 46, then to 34).
+OVER_MAX_WORDS = 1.25
+SHORTEN_ROUNDS = 2
 
 CHUNK_VERSION = accounting.version("summary-chunk", SUMMARY_ROLE, *SUMMARY_STYLE.values(),
                                    *SUMMARY_LEVEL.values(), SUMMARY_PART, SUMMARY_REFINE,
@@ -248,6 +257,8 @@ CHUNK_VERSION = accounting.version("summary-chunk", SUMMARY_ROLE, *SUMMARY_STYLE
 COMBINE_VERSION = accounting.version("summary-combine", SUMMARY_ROLE, *SUMMARY_STYLE.values(),
                                      *SUMMARY_LEVEL.values(), SUMMARY_COMBINE, SUMMARY_MERGE,
                                      USER_FOCUS, WORDS_BETWEEN, WORDS_MIN, WORDS_MAX)
+SHORTEN_VERSION = accounting.version("summary-shorten", SUMMARY_ROLE, *SUMMARY_STYLE.values(),
+                                     SUMMARY_SHORTEN, USER_FOCUS)
 
 TRANSLATE_ROLE = (
     "You are a translator. Translate the text between <text> and </text> {source}into {target}. "
@@ -377,7 +388,8 @@ def summary_calls(n: int, method: str, group: int) -> int:
     return n if method == "iterative_refinement" else n + combine_calls(n, group)
 
 
-def _check_cap(plpy, calls: int, what: str, length: int, n: int, plan: Plan, fn: str):
+def _check_cap(plpy, calls: int, what: str, length: int, n: int, plan: Plan, fn: str) -> int:
+    """Refuse before the first call when the content needs more calls than the cap; the cap."""
     cap = max_calls(plpy)
     if calls > cap:
         raise TooManyCalls(
@@ -387,6 +399,7 @@ def _check_cap(plpy, calls: int, what: str, length: int, n: int, plan: Plan, fn:
                    f"{plan.window} tokens from {plan.window_source}, max_tokens {plan.out}).",
             hint=f"SET {CALLS_GUC} = {calls}; to allow it, or raise max_tokens or "
                  f"context_window, before calling dbms_cloud_ai.{fn}() again.")
+    return cap
 
 
 # --- calling the model ------------------------------------------------------------------------
@@ -416,12 +429,42 @@ def summarize_text(plpy, ctx, attrs, content: str, opts: SummaryOptions,
         return content
     chunks = split(text, plan.target)
     n = len(chunks)
-    _check_cap(plpy, summary_calls(n, opts.method, plan.group), "summarizing content",
-               len(text), n, plan, fn)
+    cap = _check_cap(plpy, summary_calls(n, opts.method, plan.group), "summarizing content",
+                     len(text), n, plan, fn)
     call = _Caller(plpy, attrs, ctx)
+    summary = _summary_of(call, chunks, opts, user_prompt, plan)
+    if opts.max_words:
+        summary = _within(call, cap, summary, opts, user_prompt)
+    return summary
+
+
+def _within(call: _Caller, cap: int, summary: str, opts: SummaryOptions,
+            user_prompt: str | None) -> str:
+    """max_words is a rule the model is given, and a small model can overshoot it by far:
+    while the summary is too long, it is asked to shorten it (SHORTEN_ROUNDS at most, within
+    the cap); an answer that is not shorter ends the rounds and is not taken."""
+    for _ in range(SHORTEN_ROUNDS):
+        words = len(summary.split())
+        if words <= opts.max_words * OVER_MAX_WORDS or call.calls >= cap:
+            break
+        rules = [SUMMARY_STYLE[opts.style], SUMMARY_SHORTEN.format(hi=opts.max_words)]
+        if user_prompt:
+            rules.append(USER_FOCUS.format(prompt=user_prompt))
+        shorter = call(_system(SUMMARY_ROLE, *rules)
+                       + [{"role": "user", "content": _summary(summary)}],
+                       "summary-shorten", SHORTEN_VERSION).text.strip()
+        if not shorter or len(shorter.split()) >= words:
+            break
+        summary = shorter
+    return summary
+
+
+def _summary_of(call: _Caller, chunks, opts: SummaryOptions, user_prompt: str | None,
+                plan: Plan) -> str:
+    n = len(chunks)
     if n == 1:
         return call(_system(SUMMARY_ROLE, *_rules(opts, user_prompt, True))
-                    + [{"role": "user", "content": _text(text)}],
+                    + [{"role": "user", "content": _text(chunks[0].text.strip())}],
                     "summary-chunk", CHUNK_VERSION).text.strip()
     parts = [c.text.strip() for c in chunks]
     if opts.method == "iterative_refinement":
