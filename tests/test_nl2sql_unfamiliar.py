@@ -325,6 +325,39 @@ def test_a_value_of_another_table_moves_the_condition_there(concerts, llm):
     assert len(llm.requests) == 1
 
 
+def test_a_moved_condition_keeps_the_other_columns_where_they_were(concerts, llm):
+    """'Somerset Park' compared with concert.concert_name: stadium.name holds it, and once
+    stadium is joined in, the bare ``concert_name`` and the ``*`` of the query still mean
+    concert's columns alone (a bare ``name`` would now be ambiguous: it is qualified)."""
+    make_profile(concerts, llm, object_list=OBJECTS)
+    llm.script(Answer("SELECT * FROM concert WHERE concert_name = 'Somerset Park' "
+                      "ORDER BY concert_id"))
+    got = rows(generate(concerts, "Which concerts were held at Somerset Park?", action="runsql"))
+    assert [(r["concert_id"], r["concert_name"]) for r in got] == \
+        [(2, "Super bootcamp"), (3, "Home Visits")]
+    assert set(got[0]) == {"concert_id", "concert_name", "theme", "stadium_id", "year"}
+    # singer_in_concert links singer and concert: name is singer's, and stadium's too.
+    llm.script(Answer("SELECT name FROM singer WHERE name = 'Auditions' ORDER BY name"))
+    assert rows(generate(concerts, "Who sang at Auditions?", action="runsql")) == \
+        [{"name": "Justin Brown"}, {"name": "Timbaland"}, {"name": "Tribal King"}]
+    assert len(llm.requests) == 2
+
+
+def test_both_values_asked_for_are_both_required(concerts, llm):
+    """"both A and B" answered with IN (A, B): the singers of either concert; the question
+    asks for those of each, so the query keeps the singers that have both."""
+    make_profile(concerts, llm, object_list=OBJECTS)
+    query = ("SELECT DISTINCT s.name FROM singer s JOIN singer_in_concert sc USING (singer_id) "
+             "JOIN concert c USING (concert_id) "
+             "WHERE c.concert_name IN ('Auditions', 'Super bootcamp')")
+    llm.script(Answer(query))
+    assert rows(generate(concerts, "Which singers sang at both Auditions and Super bootcamp?",
+                         action="runsql")) == [{"name": "Justin Brown"}]
+    llm.script(Answer(query))
+    assert len(rows(generate(concerts, "Which singers sang at Auditions or Super bootcamp?",
+                             action="runsql"))) == 3
+
+
 def test_a_value_looked_for_in_the_wrong_column_is_questioned_once(concerts, llm):
     """'Somerset Park' compared with singer.country, whose values are all known and do not
     hold it, while stadium.name does but no path of one or two keys leads there: the model is

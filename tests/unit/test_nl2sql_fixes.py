@@ -303,10 +303,32 @@ def test_a_value_of_another_column_moves_the_condition_there():
     # joined in through the link table, two keys away
     sql = sqlguard.check("SELECT name FROM f.musicians WHERE name = 'The Velvet Tides'",
                          allowed_objects=FESTIVAL.allowed()).sql
+    # (the bare name it returns is musicians': performers has a name too)
     assert fixes.polish(sql, FESTIVAL, BAND_VALUES, "q")[0] == (
-        "SELECT name FROM f.performers AS p INNER JOIN (f.lineups AS l INNER JOIN f.musicians "
-        "ON l.musician_id = musicians.id) ON p.id = l.performer_id "
+        "SELECT musicians.name FROM f.performers AS p INNER JOIN (f.lineups AS l INNER JOIN "
+        "f.musicians ON l.musician_id = musicians.id) ON p.id = l.performer_id "
         "WHERE p.name = 'The Velvet Tides'")
+
+
+@pytest.mark.parametrize("select, moved", [
+    # * is the columns of the tables the query had, not of those joined in
+    ("SELECT * FROM f.musicians AS m WHERE name = 'The Velvet Tides'",
+     "SELECT m.* FROM f.performers AS p"),
+    # an ORDER BY name of an output column keeps sorting by that column
+    ("SELECT upper(instrument) AS name FROM f.musicians WHERE name = 'The Velvet Tides' "
+     "ORDER BY name", "ORDER BY name"),
+    # a bare column of the query's table that the joined tables also have is qualified, in a
+    # subquery that reads it from outside too; one only the query's table has is left alone
+    ("SELECT instrument FROM f.musicians WHERE name = 'The Velvet Tides' AND id IN "
+     "(SELECT musician_id FROM f.lineups WHERE name > '')",
+     "AND musicians.id IN (SELECT musician_id FROM f.lineups WHERE musicians.name > '')"),
+    ("SELECT instrument FROM f.musicians WHERE name = 'The Velvet Tides'",
+     "SELECT instrument FROM"),
+])
+def test_a_moved_condition_leaves_every_other_column_where_it_was(select, moved):
+    sql = sqlguard.check(select, allowed_objects=FESTIVAL.allowed()).sql
+    fixed = fixes.polish(sql, FESTIVAL, BAND_VALUES, "q")[0]
+    assert moved in fixed and "WHERE p.name = 'The Velvet Tides'" in fixed
 
 
 @pytest.mark.parametrize("where", [
@@ -319,3 +341,44 @@ def test_a_condition_stays_where_it_is_unless_settled(where):
     sql = sqlguard.check(f"SELECT name FROM f.musicians WHERE {where}",
                          allowed_objects=FESTIVAL.allowed()).sql
     assert fixes.polish(sql, FESTIVAL, BAND_VALUES, "q")[0] is None
+
+
+SANG_AT = ("FROM singer AS s JOIN singer_in_concert AS sc ON s.singer_id = sc.singer_id "
+           "JOIN concert AS c ON c.concert_id = sc.concert_id ")
+BOTH = "Which singers sang at both Auditions and Home Visits?"
+GROUPED = ("WHERE c.concert_name IN ('Auditions', 'Home Visits') GROUP BY s.name "
+           "HAVING count(DISTINCT c.concert_name) = 2")
+
+
+@pytest.mark.parametrize("where", [
+    "WHERE c.concert_name IN ('Auditions', 'Home Visits')",            # either
+    "WHERE c.concert_name = 'Auditions' AND concert_name = 'Home Visits'",  # never
+])
+def test_both_values_asked_for_are_both_required(where):
+    fixed = fixes.polish(checked("SELECT DISTINCT s.name " + SANG_AT + where), CATALOG, {},
+                         BOTH)[0]
+    assert fixed.startswith("SELECT s.name FROM cs.singer AS s") and fixed.endswith(GROUPED)
+    sqlguard.check(fixed, allowed_objects=CATALOG.allowed())
+
+
+@pytest.mark.parametrize("sql, question", [
+    # the question does not say both, or does not name both values
+    ("SELECT s.name " + SANG_AT + "WHERE c.concert_name IN ('Auditions', 'Home Visits')",
+     "Which singers sang at Auditions or Home Visits?"),
+    ("SELECT s.name " + SANG_AT + "WHERE c.concert_name IN ('Auditions', 'Home Visits')",
+     "Which singers sang at both concerts?"),
+    # a column of the compared table is returned; one table: a singer has one country
+    ("SELECT s.name, c.year " + SANG_AT + "WHERE c.concert_name IN ('Auditions', 'Home Visits')",
+     BOTH),
+    ("SELECT name FROM singer WHERE country IN ('France', 'Netherlands')",
+     "List the singers from both France and Netherlands."),
+    # already grouped, an expression returned, three values
+    ("SELECT s.name, count(*) " + SANG_AT + "WHERE c.concert_name IN ('Auditions', "
+     "'Home Visits') GROUP BY s.name", BOTH),
+    ("SELECT upper(s.name) " + SANG_AT + "WHERE c.concert_name IN ('Auditions', 'Home Visits')",
+     "Which singers sang at both Auditions and Home Visits? In upper case."),
+    ("SELECT s.name " + SANG_AT + "WHERE c.concert_name IN ('Auditions', 'Home Visits', 'X')",
+     BOTH + " And X?"),
+])
+def test_both_is_left_alone_unless_settled(sql, question):
+    assert fixes.polish(checked(sql), CATALOG, {}, question)[0] is None

@@ -49,6 +49,7 @@ could not find lives.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 
 from . import sqlguard
@@ -110,6 +111,7 @@ class Analysis:
     comparisons: list = field(default_factory=list)   # (A_Expr, Level)
     relations: list = field(default_factory=list)     # (schema, name) read, in order
     names: set = field(default_factory=set)           # every name a FROM item goes by
+    outputs: set = field(default_factory=set)         # ids of ORDER BY names of output columns
     top: object = None                                # the statement, when a plain SELECT
 
 
@@ -143,6 +145,7 @@ def polish(sql: str, catalog, values: dict, question: str, *, case_sensitive: bo
 
     def edit(a: Analysis) -> bool:
         changed = not _asks_case(question) and _uncased(a)
+        changed = _both(a, question) or changed
         if values and not case_sensitive:
             changed = _literals(a, values) or changed
         if values:
@@ -206,6 +209,69 @@ def _uncased(a: Analysis) -> bool:
             target.name = target.name or _field_names(call.args[0])[-1]
             changed = True
     return changed
+
+
+_BOTH = re.compile(r"\bboth\b", re.I)
+
+
+def _both(a: Analysis, question: str) -> bool:
+    """"Owners who have both a dog and a cat" answered with ``species IN ('dog',
+    'cat')`` (either) or ``species = 'dog' AND species = 'cat'`` (never): what
+    the question asks is the rows returned for each of the two values, so the
+    query returns its (plain column) select list grouped, having both values.
+    Only when the question says "both" and names both values, and the values
+    are of another FROM item than the columns returned."""
+    A, E = sqlguard.A, sqlguard.E
+    stmt = a.top
+    if stmt is None or not _BOTH.search(question) or stmt.whereClause is None \
+            or stmt.groupClause or stmt.havingClause or any(stmt.distinctClause or ()) \
+            or not stmt.targetList or not all(
+                isinstance(t.val, A.ColumnRef) and all(isinstance(f, A.String)
+                                                       for f in t.val.fields)
+                for t in stmt.targetList):
+        return False
+    level = next((at for st, at in a.selects if st is stmt), None)
+    if level is None:
+        return False
+    where = stmt.whereClause
+    conjuncts = list(where.args) if isinstance(where, A.BoolExpr) \
+        and where.boolop == E.BoolExprType.AND_EXPR else [where]
+    asked = question.casefold()
+    by_column: dict = {}
+    for c in conjuncts:
+        if isinstance(c, A.A_Expr) and isinstance(c.lexpr, A.ColumnRef) and c.name \
+                and getattr(c.name[-1], "sval", "") == "=" \
+                and c.kind in (E.A_Expr_Kind.AEXPR_OP, E.A_Expr_Kind.AEXPR_IN):
+            consts = c.rexpr if isinstance(c.rexpr, tuple) else (c.rexpr,)
+            if all(isinstance(k, A.A_Const) and isinstance(k.val, A.String) for k in consts):
+                entry = by_column.setdefault(_resolved(c.lexpr, level), [[], []])
+                entry[0].append(c)
+                entry[1].extend(k.val.sval for k in consts)
+    found = [(col, exprs, vals) for col, (exprs, vals) in by_column.items()
+             if len(vals) == 2 and vals[0].casefold() != vals[1].casefold()
+             and all(re.search(r"\b" + re.escape(v.casefold()) + r"\b", asked) for v in vals)]
+    if len(found) != 1:
+        return False
+    (compared, _), exprs, vals = found[0]
+    # Of another FROM item than what it returns: a singer has one country, but an owner
+    # many pets (with one table, "from both France and Spain" means either).
+    returned = {_resolved(t.val, level)[0] for t in stmt.targetList}
+    if compared is None or None in returned or compared in returned:
+        return False
+    col = _field_names(exprs[0].lexpr)
+    either = A.A_Expr(kind=E.A_Expr_Kind.AEXPR_IN, name=(A.String(sval="="),),
+                      lexpr=_column_ref(*col),
+                      rexpr=tuple(A.A_Const(val=A.String(sval=v)) for v in vals))
+    kept = [c for c in conjuncts if all(c is not x for x in exprs)] + [either]
+    stmt.whereClause = kept[0] if len(kept) == 1 else \
+        A.BoolExpr(boolop=E.BoolExprType.AND_EXPR, args=tuple(kept))
+    stmt.distinctClause = None
+    stmt.groupClause = tuple(_column_ref(*_field_names(t.val)) for t in stmt.targetList)
+    count = A.FuncCall(funcname=(A.String(sval="count"),), args=(_column_ref(*col),),
+                       agg_distinct=True, funcformat=E.CoercionForm.COERCE_EXPLICIT_CALL)
+    stmt.havingClause = A.A_Expr(kind=E.A_Expr_Kind.AEXPR_OP, name=(A.String(sval="="),),
+                                 lexpr=count, rexpr=A.A_Const(val=A.Integer(ival=2)))
+    return True
 
 
 def _rewrite(sql, catalog, edit) -> str | None:
@@ -293,6 +359,7 @@ def _bridge(a: Analysis, catalog) -> bool:
         if len(paths) != 1:
             continue
         item, path = paths[0]
+        _claim(a, level, [key for key, _ in path], tables)
         node, name = item.node, item.name
         for key, (mine, theirs) in path:       # item <- first <- second
             alias = _fresh(key[1], a.names)
@@ -302,6 +369,36 @@ def _bridge(a: Analysis, catalog) -> bool:
         ref.fields = _column_ref(name, column).fields
         return True
     return False
+
+
+def _claim(a: Analysis, level: Level, joined: list, tables: dict) -> None:
+    """Before tables ``joined`` join ``level``: its unqualified column references that a
+    column of theirs would make ambiguous get the name of the FROM item they read now
+    (``name`` of musicians, once performers, which has a name too, is joined in)."""
+    A = sqlguard.A
+    for stmt, at in a.selects:       # * would return the joined tables' columns too
+        if at is level and any(isinstance(t.val, A.ColumnRef) and len(t.val.fields) == 1
+                               and isinstance(t.val.fields[0], A.A_Star)
+                               for t in stmt.targetList or ()):
+            stmt.targetList = tuple(
+                x for t in stmt.targetList for x in (
+                    [A.ResTarget(val=A.ColumnRef(fields=(A.String(sval=i.name), A.A_Star())))
+                     for i in level.items]
+                    if isinstance(t.val, A.ColumnRef) and len(t.val.fields) == 1
+                    and isinstance(t.val.fields[0], A.A_Star) else [t]))
+    added = {c.name for key in joined if key in tables for c in tables[key].columns}
+    for ref, at in a.refs:
+        names = _field_names(ref)
+        if names is None or len(names) != 1 or names[0] not in added or id(ref) in a.outputs:
+            continue       # (ORDER BY name of an output column sorts by that column)
+        for scope in at.chain():
+            if scope.opaque():
+                break
+            owners = scope.having(names[0])
+            if owners:
+                if scope is level and len(owners) == 1:
+                    ref.fields = _column_ref(owners[0].name, names[0]).fields
+                break
 
 
 def _paths(links, tables, start, column, hops, end=None):
@@ -554,6 +651,7 @@ def _reach(a: Analysis, level: Level, item: Item, key, catalog) -> str | None:
             break
     if len(paths) != 1:
         return None
+    _claim(a, level, [step for step, _ in paths[0]], tables)
     node, name = item.node, item.name
     for step, (mine, theirs) in paths[0]:
         alias = _fresh(step[1], a.names)
@@ -691,6 +789,10 @@ def _select(stmt, parent, ctes, known, a):
     level.targets = {tuple(n[-2:]) for t in stmt.targetList or ()
                      if isinstance(t.val, sqlguard.A.ColumnRef)
                      and (n := _field_names(t.val)) and len(n) >= 2}
+    outputs = _outputs(stmt) or frozenset()
+    a.outputs.update(id(sb.node) for sb in stmt.sortClause or ()
+                     if isinstance(sb.node, sqlguard.A.ColumnRef)
+                     and (n := _field_names(sb.node)) and len(n) == 1 and n[0] in outputs)
     for slot in ("targetList", "whereClause", "groupClause", "havingClause", "sortClause",
                  "distinctClause", "limitCount", "limitOffset", "valuesLists", "windowClause"):
         _expressions(getattr(stmt, slot, None), level, ctes, known, a)
