@@ -142,6 +142,45 @@ def test_update_drop_enable_disable(docs, llm):
     assert docs.execute("select to_regclass('alice.\"docs$vectab\"')").fetchone()[0] is None
 
 
+def test_a_quoted_name_is_the_name_as_written(alice, llm):
+    """'"My Docs"' is the index My Docs, and '"alice.DOCS"' one called alice.DOCS, not alice's
+    DOCS: a name is normalised once, however many steps of a call pass it on."""
+    make_docs(alice)
+    create_index(alice, llm, name='"My Docs"')
+    create_index(alice, llm, name="DOCS", profile="EMB2")
+    create_index(alice, llm, name='"alice.DOCS"', profile="EMB3")
+    names = [r[0] for r in alice.execute("select index_name from "
+                                         "dbms_cloud_ai.user_cloud_vector_indexes order by 1")]
+    assert names == ["DOCS", "My Docs", "alice.DOCS"]
+    assert chunks(alice, "My Docs") == chunks(alice, "alice.DOCS") == 3
+    alice.execute("update handbook set body = body || ' Updated.' where id = 1")
+    before = len(llm.embedding_requests)
+    alice.execute("""select dbms_cloud_ai.refresh_vector_index('"alice.DOCS"')""")
+    assert len(llm.embedding_requests) == before + 1                # its changed chunk only
+    assert llm.embedding_requests[-1].json["model"] == "text-embedding-3-small"
+    outcome = dict(alice.execute("select index_name, last_refresh_status from "
+                                 "dbms_cloud_ai.user_cloud_vector_indexes").fetchall())
+    assert outcome["alice.DOCS"] == "OK"
+    alice.execute("""select dbms_cloud_ai.update_vector_index('"My Docs"', 'match_limit', '4')""")
+    assert attrs_of(alice, "My Docs")["match_limit"] == "4"
+    alice.execute("""select dbms_cloud_ai.drop_vector_index('"My Docs"', include_data => true)""")
+    alice.execute("""select dbms_cloud_ai.drop_vector_index('"alice.DOCS"', include_data => true)""")
+    assert [r[0] for r in alice.execute("select index_name from "
+                                        "dbms_cloud_ai.user_cloud_vector_indexes")] == ["DOCS"]
+
+
+@pytest.mark.parametrize("attribute", ["location", "match_limit", "profile_name"])
+def test_a_deeply_nested_attribute_value_is_refused_not_an_internal_error(docs, llm, attribute):
+    before = attrs_of(docs)
+    deep = "[" * 100_000 + "]" * 100_000
+    with raises("22023"):
+        docs.execute("select dbms_cloud_ai.update_vector_index('docs', %s, %s)", (attribute, deep))
+    with raises("22023"):
+        docs.execute("select dbms_cloud_ai.update_vector_index('docs', %s)",
+                     (json.dumps({attribute: json.loads("[" * 500 + "]" * 500)}),))
+    assert attrs_of(docs) == before
+
+
 CHUNK_ROWS = ("select source, chunk_no, content, embedding, embedding_model "
               "from {} order by source, chunk_no")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from .. import attributes, db, sharing, writer
+from .. import attributes, db, jsontext, sharing, writer
 from ..errors import DuplicateObject, InvalidParameter, UndefinedObject
 from . import ann, keep, options, schedule
 
@@ -32,7 +32,8 @@ def _own(plpy, index_name, missing_ok: bool = False) -> dict | None:
         if missing_ok:
             return None
         raise UndefinedObject(f'vector index "{name}" does not exist', hint=_HINT_CREATE)
-    return {**row, "attrs": json.loads(row["attributes"])}
+    return {**row, "index_name": options.OwnName(row["index_name"]),
+            "attrs": json.loads(row["attributes"])}
 
 
 def _check_profile(plpy, attrs: dict, fn: str) -> None:
@@ -94,7 +95,7 @@ def update_one(plpy, index_name, attribute_name, attribute_value) -> None:
     value = attribute_value
     if isinstance(value, str):
         try:    # numbers and JSON arrays arrive as text (Oracle's VARCHAR2 value)
-            parsed = json.loads(value)
+            parsed = jsontext.loads(value)     # too deep: ValueError, the text as it is
             if isinstance(parsed, (int, float, list)) and not isinstance(parsed, bool):
                 value = parsed
         except ValueError:

@@ -118,12 +118,20 @@ def credential(attrs: dict) -> str | None:
     return attrs.get("credential_name") or attrs.get("object_storage_credential_name")
 
 
-def own_name(index_name, plpy) -> str:
+class OwnName(str):
+    """An index name as own_name returned it: normalised, the caller's own.  Passed on
+    within a call, it is not parsed again ('"My Docs"' is My Docs, which parsed again is
+    not a name; '"alice.DOCS"' is alice.DOCS, which parsed again is alice's DOCS)."""
+
+
+def own_name(index_name, plpy) -> OwnName:
     """The caller's own index name; "OWNER"."NAME" of another owner is 42501
     (only owners change, refresh or drop an index; nothing says whether it exists)."""
+    if isinstance(index_name, OwnName):
+        return index_name
     ref = sharing.parse(index_name, "vector index")
     if ref.owner is not None and ref.owner != db.current_user(plpy):
         raise InsufficientPrivilege(
             f"only the owner of vector index {sharing.display(ref.owner, ref.name)} can change it",
             hint="Create an index of your own with dbms_cloud_ai.create_vector_index().")
-    return ref.name
+    return OwnName(ref.name)
