@@ -397,6 +397,33 @@ def test_url_source_is_fetched_under_the_host_acl(alice, llm):
                                    "profile_name": "EMB"}),))
 
 
+def test_a_credential_goes_only_over_https(db, alice, llm):
+    """A URL source with credential_name (Basic authentication) must be https: refused at
+    create and update, and at the fetch itself for a row stored before the rule (0.7.0
+    accepted it), before the password is read or anything is sent."""
+    make_profile(alice, llm, "EMB", embedding_model="m")
+    alice.execute("select dbms_cloud.create_credential('WEBC', 'user', 'web-secret')")
+    url = f"{llm.url}/policy.txt"                                   # http://127.0.0.1:...
+    with raises("22023") as e:
+        alice.execute("select dbms_cloud_ai.create_vector_index('WEB', %s)", (json.dumps(
+            {"location": url, "profile_name": "EMB", "credential_name": "WEBC"}),))
+    assert "update_vector_index" in hint_of(e) or "create_vector_index" in hint_of(e)
+    llm.script(Raw(200, "Trains are booked in second class.",
+                   headers={"content-type": "text/plain"}))
+    alice.execute("select dbms_cloud_ai.create_vector_index('WEB', %s)",
+                  (json.dumps({"location": url, "profile_name": "EMB"}),))
+    assert "authorization" not in {k.lower() for k in llm.requests[0].headers}
+    with raises("22023"):
+        alice.execute("select dbms_cloud_ai.update_vector_index('WEB', 'credential_name', 'WEBC')")
+    assert "credential_name" not in attrs_of(alice, "WEB")
+    sent = len(llm.requests)
+    db.admin.execute("update dbms_cloud_ai._vector_index set attributes = attributes || "
+                     "'{\"credential_name\": \"WEBC\"}' where index_name = 'WEB'")
+    with raises("22023"):
+        alice.execute("select dbms_cloud_ai.refresh_vector_index('WEB')")
+    assert len(llm.requests) == sent
+
+
 def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
     """With pg_cron (and USAGE on its schema), the index's refresh runs as its
     owner every refresh_rate minutes; dropping the index removes the job."""

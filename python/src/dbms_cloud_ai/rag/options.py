@@ -101,6 +101,9 @@ def check(attrs: dict, fn: str) -> dict:
     for name in ("location", "profile_name"):
         if attrs.get(name) is None:
             raise _bad(name, "is required", fn)
+    if credential(attrs) is not None and attrs["location"].strip().lower().startswith("http://"):
+        raise _bad("credential_name", "needs an https location: the credential would be sent "
+                   "in clear text over http", fn)
     size = attrs.get("chunk_size", DEFAULTS["chunk_size"])
     overlap = attrs.get("chunk_overlap", min(DEFAULTS["chunk_overlap"], size // 4))
     if overlap * 2 > size:
