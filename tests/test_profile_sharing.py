@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from fake_llm import Answer
+from fake_llm import Answer, Raw
 from helpers import generate, make_profile, raises
 
 ALICE_KEY = "sk-alice-shared-secret-0123456789"
@@ -168,6 +168,28 @@ def test_grantee_never_reaches_the_owners_credential(shared, db, llm):
     llm.script(Answer("warm"))
     assert bob.execute("select dbms_cloud_ai.generate('x', '\"alice\".\"SALES\"', 'chat', %s)",
                        (json.dumps({"temperature": 0.1}),)).fetchone()[0] == "warm"
+
+
+def test_an_endpoint_that_echoes_the_key_never_shows_it(shared, db, llm):
+    """The owner's endpoint answers with the key it received (a logging proxy, a hostile
+    server), in plain text, JSON-escaped and as a JSON key: the grantee's answer, its stored
+    history and the owner's own answer hold [REDACTED] instead (issue 30, class 4)."""
+    alice, bob = shared
+    escaped = "".join(f"\\u{ord(c):04x}" for c in ALICE_KEY)      # \\u0073\\u006b...
+    body = json.dumps({
+        "id": "x", "object": "chat.completion", "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": f"key {ALICE_KEY} and ESC"}}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        ALICE_KEY: "as a key too"}).replace("ESC", escaped)
+    llm.responder = lambda wire, request: Raw(200, body,
+                                              headers={"content-type": "application/json"})
+    for conn, profile in ((bob, '"alice"."SALES"'), (alice, "SALES")):
+        for _ in range(2):
+            assert generate(conn, "echo", profile) == "key [REDACTED] and [REDACTED]"
+        # the second request carries the first answer as history (conversation: true)
+        history = json.dumps(llm.chat_requests[-1].json["messages"])
+        assert "[REDACTED]" in history and ALICE_KEY not in history
 
 
 def test_only_the_owner_changes_drops_or_shares_a_profile(shared, db):

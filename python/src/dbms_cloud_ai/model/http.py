@@ -398,8 +398,42 @@ def _post_json(url, headers, body, provider, deadline, max_attempts, plpy) -> Re
     status, raw, _, attempts, started = _request(
         _ProviderErrors(provider, url, secrets), "POST", url, hdrs, payload, deadline,
         max_attempts, plpy)
-    return Reply(status, _decode(raw, provider, status, attempts, secrets), attempts,
-                 (time.monotonic() - started) * 1000)
+    return Reply(status, redacted(raw, _decode(raw, provider, status, attempts, secrets), secrets),
+                 attempts, (time.monotonic() - started) * 1000)
+
+
+REDACTED = "[REDACTED]"
+
+
+def redacted(raw: bytes, data, secrets):
+    """``data`` (a reply's decoded JSON) with every credential in its strings masked: an
+    endpoint that echoes the key (a proxy, a hostile server) would otherwise hand it to
+    whoever reads the answer: a grantee of a shared profile, the conversation's history, an
+    agent's tools.  Every provider reply passes here.  Nothing to do, without walking the
+    reply, when its text has no secret and no escape that could spell one."""
+    if not secrets or (b"\\" not in raw and not any(s.encode() in raw for s in secrets)):
+        return data
+
+    def mask(text: str) -> str:
+        for secret in secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+    root = [data]
+    stack = [(root, 0)]
+    while stack:                  # no recursion: a reply may nest as deep as JSON allows
+        holder, key = stack.pop()
+        value = holder[key]
+        if isinstance(value, str):
+            holder[key] = mask(value)
+        elif isinstance(value, list):
+            stack.extend((value, i) for i in range(len(value)))
+        elif isinstance(value, dict):
+            for k in list(value):
+                masked = mask(k) if isinstance(k, str) else k
+                if masked != k:
+                    value[masked] = value.pop(k)
+                stack.append((value, masked))
+    return root[0]
 
 
 @dataclass
