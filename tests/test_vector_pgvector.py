@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 
 import pytest
 from fake_llm import Answer, Vectors
@@ -210,6 +211,38 @@ def test_a_role_has_at_most_20_hnsw_indexes(pgvector, alice, llm, bob):
     make_docs(bob, table="bobdocs")
     create_index(bob, llm, name="BOBS", table="bobdocs", profile="BEMB")
     assert len(ann_indexes(alice)) == 21
+
+
+def test_concurrent_refreshes_keep_the_cap_of_20(pgvector, alice, llm, db):
+    """Two refreshes of one role's indexes at once, at 19 HNSW indexes, with nothing else to
+    write (their chunks are there): the second waits for the first to commit, then counts 20
+    and builds none.  Before, both counted 19 and built: 21."""
+    make_docs(alice, docs={1: "The cafeteria opens at eight."})
+    make_profile(alice, llm, "EMB", credential="CEMB", embedding_model="text-embedding-3-small")
+    a = json.dumps({"location": "table:alice.handbook(id, body)", "profile_name": "EMB"})
+    for name in [f"I{i}" for i in range(20)] + ["X", "Y"]:       # X and Y: over the cap
+        alice.execute("select dbms_cloud_ai.create_vector_index(%s, %s)", (name, a))
+    alice.execute("select dbms_cloud_ai.drop_vector_index('I0', include_data => true)")
+    assert len(ann_indexes(alice)) == 19
+    first, second = db.connect("alice"), db.connect("alice")
+    first.autocommit = second.autocommit = False
+    first.execute("select dbms_cloud_ai.refresh_vector_index('X')")      # builds the 20th
+    done = threading.Event()
+
+    def refresh_y():
+        second.execute("select dbms_cloud_ai.refresh_vector_index('Y')")
+        second.commit()
+        done.set()
+    worker = threading.Thread(target=refresh_y, daemon=True)
+    worker.start()
+    assert not done.wait(2), "the second refresh did not wait for the first"
+    waiting = db.admin.execute("select count(*) from pg_catalog.pg_stat_activity "
+                               "where wait_event_type = 'Lock' and usename = 'alice'").fetchone()[0]
+    assert waiting == 1
+    first.commit()
+    assert done.wait(30)
+    worker.join(5)
+    assert len(ann_indexes(alice)) == 20
 
 
 def test_only_the_package_runs_the_index_ddl(docs, bob, db):

@@ -280,6 +280,11 @@ begin
     end if;
     -- Every partial index costs each insert into the chunks table a predicate
     -- check, and each plan over it a proof: a role's HNSW indexes are bounded.
+    -- Count and build are one step per role: concurrent refreshes of its indexes
+    -- queue on its role binding row until the one before commits (no ordinary
+    -- role can lock that row: a locking clause needs UPDATE), so the cap holds.
+    perform from dbms_cloud_ai._role_binding b
+     where b.role_name operator(pg_catalog.=) p_caller for update;
     if (select pg_catalog.count(*)
           from dbms_cloud_ai._vector_index i
           join pg_catalog.pg_class c
