@@ -260,6 +260,9 @@ def test_value_hints_show_only_what_the_caller_may_read(db, concerts, bob, llm):
     assert "France" not in text.split("Question:")[0]    # country: not granted; the view not read
     assert "Somerset" not in text.split("Question:")[0]  # stadium: his row security applies
     assert db.admin.execute("select count(*) from concert_singer.audit").fetchone() == (0,)
+    # a column revoked after its values were read (and cached) is not shown again
+    db.admin.execute("revoke select (name) on concert_singer.singer from bob")
+    assert "Joe Sharp" not in showprompt_text(bob, "singers from France in Somerset Park")
     # alice owns the table: her row security does not apply, she is shown its values
     make_profile(concerts, llm, object_list=OBJECTS, name="Q", credential="C2")
     assert "'Somerset Park'" in showprompt_text(concerts, "stadiums", profile="Q")

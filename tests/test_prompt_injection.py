@@ -415,11 +415,25 @@ def _user_violations(content: str, tag: str, question: str) -> list[str]:
         m = _REPAIR_ERROR.search(content)
         if not m or not isinstance(_loads(m.group(1)), str):
             return ["the repair round's error is not one JSON string"]
-        # before the error: the model's own query; after it: nothing of the data
-        return ["after the repair round's error"] if tag in content[m.end():] else []
+        # before the error: the model's own query; after it: nothing of the data, and the
+        # question again at the end
+        after = content[m.end():].removesuffix("\nQuestion: " + question)
+        return ["after the repair round's error"] if tag in after else []
     if q_in and question in content:
         return ["the question outside its place"]
     return ["in a user message outside any data block"]
+
+
+def _only_as_value_hint(body: dict, tag: str) -> bool:
+    """Whether ``tag`` appears in the request's messages only in value hints."""
+    for m in body.get("messages") or []:
+        content = m.get("content")
+        if m.get("role") == "assistant" or not isinstance(content, str):
+            continue
+        rest = _MENTIONED.sub("", content)
+        if any(tag in line and not _VALUES_LINE.match(line) for line in rest.split("\n")):
+            return False
+    return True
 
 
 def _on_first_line(value: str, tag: str) -> bool:
@@ -507,7 +521,10 @@ def run_case(world: World, payload: Payload, placement: str, action: str):
     reached = any(payload.tag in json.dumps(json.loads(r.body), ensure_ascii=False)
                   for r in requests)
     if placement == "row_value" and action == "runsql":
-        assert not reached, "runsql sent result rows to the model"
+        # runsql sends no result rows: a row's value reaches the model only as a value
+        # hint of its column (issue 29), a literal in the DDL or after the question
+        assert all(_only_as_value_hint(json.loads(r.body), payload.tag) for r in requests), \
+            "runsql sent result rows to the model"
     elif placement == "row_value_in_error" and not _on_first_line(text, payload.tag):
         pass      # the repair round quotes the first line of PostgreSQL's message only
     else:

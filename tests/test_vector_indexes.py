@@ -408,6 +408,10 @@ def test_a_credential_goes_only_over_https(db, alice, llm):
         alice.execute("select dbms_cloud_ai.create_vector_index('WEB', %s)", (json.dumps(
             {"location": url, "profile_name": "EMB", "credential_name": "WEBC"}),))
     assert "update_vector_index" in hint_of(e) or "create_vector_index" in hint_of(e)
+    with raises("22023"):                  # one http URL among the sources of a list
+        alice.execute("select dbms_cloud_ai.create_vector_index('WEB', %s)", (json.dumps(
+            {"location": ["https://example.com/a.txt", url], "profile_name": "EMB",
+             "credential_name": "WEBC"}),))
     llm.script(Raw(200, "Trains are booked in second class.",
                    headers={"content-type": "text/plain"}))
     alice.execute("select dbms_cloud_ai.create_vector_index('WEB', %s)",

@@ -158,18 +158,30 @@ def polish(sql: str, catalog, values: dict, question: str, *, case_sensitive: bo
     return fixed, "\n".join(dict.fromkeys(notes)) or None
 
 
-def _misplaced(expr, level, values, catalog):
-    A = sqlguard.A
+def _sides(expr):
+    """A comparison as (the column compared, what it is compared with: a tuple of the
+    IN list's items or of the one other side), or (None, ())."""
     column, other = expr.lexpr, expr.rexpr
-    if not isinstance(column, A.ColumnRef):
+    if not isinstance(column, sqlguard.A.ColumnRef):
         column, other = other, column
-    known = _values_of(column, level, values) if isinstance(column, A.ColumnRef) else None
+    if not isinstance(column, sqlguard.A.ColumnRef):
+        return None, ()
+    return column, other if isinstance(other, tuple) else (other,)
+
+
+def _is_text(const) -> bool:
+    return isinstance(const, sqlguard.A.A_Const) and isinstance(const.val, sqlguard.A.String)
+
+
+def _misplaced(expr, level, values, catalog):
+    column, consts = _sides(expr)
+    known = _values_of(column, level, values) if column is not None else None
     if not known:
         return
     names = {(t.schema, t.name): t for t in catalog.tables}
     folded = {v.casefold() for v in known}
-    for const in other if isinstance(other, tuple) else (other,):
-        if not (isinstance(const, A.A_Const) and isinstance(const.val, A.String)):
+    for const in consts:
+        if not _is_text(const):
             continue
         value = const.val.sval
         if value.casefold() in folded:
@@ -239,26 +251,26 @@ def _both(a: Analysis, question: str) -> bool:
     asked = question.casefold()
     by_column: dict = {}
     for c in conjuncts:
-        if isinstance(c, A.A_Expr) and isinstance(c.lexpr, A.ColumnRef) and c.name \
-                and getattr(c.name[-1], "sval", "") == "=" \
-                and c.kind in (E.A_Expr_Kind.AEXPR_OP, E.A_Expr_Kind.AEXPR_IN):
-            consts = c.rexpr if isinstance(c.rexpr, tuple) else (c.rexpr,)
-            if all(isinstance(k, A.A_Const) and isinstance(k.val, A.String) for k in consts):
-                entry = by_column.setdefault(_resolved(c.lexpr, level), [[], []])
-                entry[0].append(c)
-                entry[1].extend(k.val.sval for k in consts)
-    found = [(col, exprs, vals) for col, (exprs, vals) in by_column.items()
+        if not (isinstance(c, A.A_Expr) and c.name and getattr(c.name[-1], "sval", "") == "="
+                and c.kind in (E.A_Expr_Kind.AEXPR_OP, E.A_Expr_Kind.AEXPR_IN)):
+            continue
+        column, consts = _sides(c)
+        if column is not None and all(_is_text(k) for k in consts):
+            entry = by_column.setdefault(_resolved(column, level), ([], [], column))
+            entry[0].append(c)
+            entry[1].extend(k.val.sval for k in consts)
+    found = [(col, exprs, vals, ref) for col, (exprs, vals, ref) in by_column.items()
              if len(vals) == 2 and vals[0].casefold() != vals[1].casefold()
              and all(re.search(r"\b" + re.escape(v.casefold()) + r"\b", asked) for v in vals)]
     if len(found) != 1:
         return False
-    (compared, _), exprs, vals = found[0]
+    (compared, _), exprs, vals, ref = found[0]
     # Of another FROM item than what it returns: a singer has one country, but an owner
     # many pets (with one table, "from both France and Spain" means either).
     returned = {_resolved(t.val, level)[0] for t in stmt.targetList}
     if compared is None or None in returned or compared in returned:
         return False
-    col = _field_names(exprs[0].lexpr)
+    col = _field_names(ref)
     either = A.A_Expr(kind=E.A_Expr_Kind.AEXPR_IN, name=(A.String(sval="="),),
                       lexpr=_column_ref(*col),
                       rexpr=tuple(A.A_Const(val=A.String(sval=v)) for v in vals))
@@ -581,17 +593,12 @@ def _literals(a: Analysis, values: dict) -> bool:
     A = sqlguard.A
     changed = False
     for expr, level in a.comparisons:
-        column, other = expr.lexpr, expr.rexpr
-        if not isinstance(column, A.ColumnRef):
-            column, other = other, column
-        if not isinstance(column, A.ColumnRef):
-            continue
-        known = _values_of(column, level, values)
+        column, consts = _sides(expr)
+        known = _values_of(column, level, values) if column is not None else None
         if not known:
             continue
-        for const in other if isinstance(other, tuple) else (other,):
-            if isinstance(const, A.A_Const) and isinstance(const.val, A.String) \
-                    and const.val.sval not in known:
+        for const in consts:
+            if _is_text(const) and const.val.sval not in known:
                 same = [v for v in known if v.casefold() == const.val.sval.casefold()]
                 if len(same) == 1:
                     const.val = A.String(sval=same[0])
@@ -607,12 +614,9 @@ def _relocated(a: Analysis, values: dict, catalog) -> bool:
     ``IN``: the query as written matches nothing there.  One move per pass."""
     A = sqlguard.A
     for expr, level in a.comparisons:
-        column, other = expr.lexpr, expr.rexpr
-        if not isinstance(column, A.ColumnRef):
-            column, other = other, column
-        consts = other if isinstance(other, tuple) else (other,)
-        if not isinstance(column, A.ColumnRef) or getattr(expr.name[-1], "sval", "") != "=" \
-                or not all(isinstance(c, A.A_Const) and isinstance(c.val, A.String) for c in consts):
+        column, consts = _sides(expr)
+        if column is None or getattr(expr.name[-1], "sval", "") != "=" \
+                or not all(_is_text(c) for c in consts):
             continue
         known, item = _values_and_item(column, level, values)
         wanted = {c.val.sval.casefold() for c in consts}

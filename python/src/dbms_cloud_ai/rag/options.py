@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .. import attributes, db, names, sharing
+from .. import attributes, credentials, db, names, sharing
 from ..errors import InsufficientPrivilege, InvalidParameter
 from . import sources
 
@@ -101,9 +101,11 @@ def check(attrs: dict, fn: str) -> dict:
     for name in ("location", "profile_name"):
         if attrs.get(name) is None:
             raise _bad(name, "is required", fn)
-    if credential(attrs) is not None and attrs["location"].strip().lower().startswith("http://"):
-        raise _bad("credential_name", "needs an https location: the credential would be sent "
-                   "in clear text over http", fn)
+    if credential(attrs) is not None:       # location may be a list of sources
+        for src in sources.all_of(attrs):
+            if src.kind == "url":
+                credentials.require_https(src.text, credential(attrs), "location",
+                                          f"Correct it in dbms_cloud_ai.{fn}(); {HINT}")
     size = attrs.get("chunk_size", DEFAULTS["chunk_size"])
     overlap = attrs.get("chunk_overlap", min(DEFAULTS["chunk_overlap"], size // 4))
     if overlap * 2 > size:

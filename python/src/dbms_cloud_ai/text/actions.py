@@ -577,18 +577,9 @@ def _document_url(location_uri: str, credential_name) -> str:
         raise InvalidParameter("location_uri must not contain a user name or password",
                                hint="Store them with dbms_cloud.create_credential() and pass "
                                     "credential_name to dbms_cloud_ai.summarize().")
-    require_https(url, credential_name, "location_uri",
-                  "Call dbms_cloud_ai.summarize() with an https location_uri.")
+    credentials.require_https(url, credential_name, "location_uri",
+                              "Call dbms_cloud_ai.summarize() with an https location_uri.")
     return url
-
-
-def require_https(url: str, credential_name, what: str, hint: str) -> None:
-    """A credential goes only over https (22023): the rule of every document fetch
-    (fetch_document), also checked where a URL is given, to refuse it before anything."""
-    if credential_name is not None and urlsplit(url.strip()).scheme.lower() != "https":
-        raise InvalidParameter(f"credential_name needs an https {what}",
-                               detail="The credential would be sent in clear text over http.",
-                               hint=hint)
 
 
 def _basic_auth(plpy, credential_name) -> dict:
@@ -604,9 +595,9 @@ def fetch_document(plpy, ctx, url: str, credential_name) -> str:
     """The text at ``url``: egress allowed by the host ACL (before anything is
     sent), a credential only over https, one deadline, retries, 8 MB at most, no
     redirects."""
-    require_https(url, credential_name, "URL",
-                  "Fetch it over https, or without a credential (a vector index: "
-                  "dbms_cloud_ai.update_vector_index()).")
+    credentials.require_https(url, credential_name, "URL",
+                              "Fetch it over https, or without a credential (a vector index: "
+                              "dbms_cloud_ai.update_vector_index()).")
     acl.check_egress(plpy, url, ctx.aces)
     headers = _basic_auth(plpy, credential_name) if credential_name is not None else {}
     deadline, attempts = timing.deadline(plpy, ctx.settings, "location_uri")
