@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 import psycopg
 import pytest
+from psycopg import sql
 
 API_KEY = "sk-test-0123456789abcdef"
 
@@ -82,3 +83,18 @@ def together(fn, conns, timeout: float = 120) -> list[BaseException]:
     for t in threads:
         t.join(timeout)
     return errors
+
+
+def make_role(admin, name):
+    """A login role that may use the extension."""
+    admin.execute(sql.SQL("create role {} login").format(sql.Identifier(name)))
+    admin.execute(sql.SQL("grant dbms_cloud_ai_user to {}").format(sql.Identifier(name)))
+
+
+def drop_role(admin, name):
+    """What a DBA does: hand over or drop what the role owns in the catalog, then drop it."""
+    if admin.execute("select 1 from pg_roles where rolname = %s", (name,)).fetchone():
+        admin.execute("select pg_terminate_backend(pid) from pg_stat_activity where usename = %s", (name,))
+        admin.execute(sql.SQL("reassign owned by {} to postgres").format(sql.Identifier(name)))
+        admin.execute(sql.SQL("drop owned by {}").format(sql.Identifier(name)))
+        admin.execute(sql.SQL("drop role {}").format(sql.Identifier(name)))

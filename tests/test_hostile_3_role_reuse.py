@@ -25,7 +25,7 @@ import uuid
 
 import psycopg
 import pytest
-from helpers import generate, hint_of, make_profile, raises
+from helpers import drop_role, generate, hint_of, make_profile, make_role, raises
 from memory_helpers import conversation, enable, promote, remember_phrases, say
 from psycopg import sql
 
@@ -35,20 +35,6 @@ SCHEMAS = ("dbms_cloud", "dbms_cloud_ai")
 ORG = "ghostorg"
 # Columns that name the role a row belongs to or is granted to.
 ROLE_COLUMNS = ("owner", "principal", "principal_name", "role_name")
-
-
-def make_role(admin, name):
-    admin.execute(sql.SQL("create role {} login").format(sql.Identifier(name)))
-    admin.execute(sql.SQL("grant dbms_cloud_ai_user to {}").format(sql.Identifier(name)))
-
-
-def drop_role(admin, name):
-    """What a DBA does: hand over or drop what the role owns in the catalog, then drop it."""
-    if admin.execute("select 1 from pg_roles where rolname = %s", (name,)).fetchone():
-        admin.execute("select pg_terminate_backend(pid) from pg_stat_activity where usename = %s", (name,))
-        admin.execute(sql.SQL("reassign owned by {} to postgres").format(sql.Identifier(name)))
-        admin.execute(sql.SQL("drop owned by {}").format(sql.Identifier(name)))
-        admin.execute(sql.SQL("drop role {}").format(sql.Identifier(name)))
 
 
 @pytest.fixture

@@ -616,10 +616,13 @@ def test_update_paths_are_hostile_tested_in_the_fast_tier(db, hacker, postgresql
 # The writer (every write of an API call) takes the package's one-time token and
 # refuses without it.  The HNSW index DDL of a vector index (CREATE on the
 # extension's schema) is executable by dbms_cloud_ai_owner only, so only through
-# the writer.
+# the writer.  Whether a shared object's owner is still the live role that stored
+# it reads the owner's role binding, which the grantee may not (one boolean about
+# a role name back).
 DEFINERS = {"dbms_cloud_ai._tokens_used_today()", "dbms_cloud_ai._session_table()",
             "dbms_cloud_ai._write(text,name,oid,oid)",
-            "dbms_cloud_ai._vector_ann_index(uuid,integer,boolean,name)"}
+            "dbms_cloud_ai._vector_ann_index(uuid,integer,boolean,name)",
+            "dbms_cloud_ai._role_is_live(name)"}
 # A procedure that COMMITs cannot have a SET clause: these pin search_path with
 # set_config(..., true) in every transaction of their body instead.
 COMMITS = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)",
@@ -810,6 +813,10 @@ STEPS = [
          f"select {D}.generate('And 5 + 5?', 'P', 'chat', '{{}}'::jsonb, null::jsonb)"),
     Step(f"{D}.generate_detached(text,text,text,text,text,text[],text)",
          f"call {D}.generate_detached('And 6 + 6?', 'P', 'chat')"),
+    # what a committing procedure requires after each commit (issue 30, class 1)
+    Step(f"{D}._call_identity()", f"select {D}._call_identity() is not null"),
+    Step(f"{D}._require_call_identity(text,text)",
+         f"select {D}._require_call_identity({D}._call_identity(), 'x')"),
     Step(f"{D}._session_conversation_prompts()",
          f"select prompt, prompt_response from {D}._session_conversation_prompts() order by 1"),
     Step(f"{D}.clear_conversation_id()", f"select {D}.clear_conversation_id()"),
@@ -896,6 +903,7 @@ STEPS = [
          f"select {D}.append_host_ace('example.com', 'alice', 443, 443)", ADMIN),
     # role bindings (issue 14, class 3): alice is bound and live
     Step(f"{D}._role_is_stale(name)", f"select {D}._role_is_stale('alice')"),
+    Step(f"{D}._role_is_live(name)", f"select {D}._role_is_live('alice')"),
     Step(f"{D}.drop_role_data(text)", f"select {D}.drop_role_data('no_such_role')", ADMIN),
     Step(f"{D}.rebind_role(text)", f"select {D}.rebind_role('alice')", ADMIN),
     Step(f"{D}.remove_host_ace(text,text,integer,integer)",

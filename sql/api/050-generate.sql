@@ -33,6 +33,25 @@ end;
 comment on function dbms_cloud_ai.generate(text, text, text, jsonb, jsonb, text[]) is
 'generate() with jsonb attributes and params';
 
+-- Who a committing procedure acts for, taken before its first commit and
+-- required after each (model/detached.py): a commit ends a transaction-local
+-- role or end user, and the rest of the call must not act for the session user.
+create function dbms_cloud_ai._call_identity()
+returns text language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.call_identity(plpy)
+$python$;
+
+create function dbms_cloud_ai._require_call_identity(expected text, procedure_name text)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.require_call_identity(plpy, expected, procedure_name)
+$python$;
+
 -- generate() for long calls, as a procedure: it commits before each model
 -- request and waits in a transaction that holds no snapshot and no transaction
 -- id, so that VACUUM anywhere in the database is not held back while the model

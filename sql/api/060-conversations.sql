@@ -141,6 +141,7 @@ as $procedure$
 declare
     _batches integer := 0;
     _n bigint;
+    _me text := dbms_cloud_ai._call_identity();   -- required after every commit
 begin
     if batch_size is null or batch_size operator(pg_catalog.<) 1 then
         raise exception using errcode = 'invalid_parameter_value',
@@ -154,6 +155,7 @@ begin
         _batches := _batches operator(pg_catalog.+) 1;
         deleted := deleted operator(pg_catalog.+) _n;
         commit;
+        perform dbms_cloud_ai._require_call_identity(_me, 'dbms_cloud_ai.purge_expired_conversations');
         exit when _n operator(pg_catalog.<) batch_size;
     end loop;
 end

@@ -139,6 +139,9 @@ declare
     _ids text[];
     _id text;
     _owner text;
+    -- Who the run acts for: required after every commit (a transaction-local role
+    -- ends with the first one; model/detached.py).
+    _me text := dbms_cloud_ai._call_identity();
 begin
     if batch_size is null or batch_size operator(pg_catalog.<) 1
        or batch_size operator(pg_catalog.>) 10000 then
@@ -153,6 +156,7 @@ begin
         _ids := dbms_cloud_ai._claim_memory_jobs(batch_size, _token);
         _batches := _batches operator(pg_catalog.+) 1;
         commit;
+        perform dbms_cloud_ai._require_call_identity(_me, 'dbms_cloud_ai.run_memory_jobs');
         exit when pg_catalog.cardinality(_ids) operator(pg_catalog.=) 0;
         foreach _id in array _ids loop
             perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
@@ -167,6 +171,7 @@ begin
                 call dbms_cloud_ai._run_memory_job_detached(_id, _token, _owner);
             end if;
             commit;
+            perform dbms_cloud_ai._require_call_identity(_me, 'dbms_cloud_ai.run_memory_jobs');
             processed := processed operator(pg_catalog.+) 1;
         end loop;
         exit when pg_catalog.cardinality(_ids) operator(pg_catalog.<) batch_size;

@@ -164,11 +164,12 @@ returns boolean language sql stable parallel safe security invoker
 set search_path to pg_catalog, pg_temp
 as $$
     select p_owner operator(pg_catalog.=) current_user
-        or exists (select from dbms_cloud_ai._vector_index_grant g
-                    where g.index_id operator(pg_catalog.=) p_index
-                      and (g.grantee_oid operator(pg_catalog.=) 0
-                           or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
-                               and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))))
+        or (exists (select from dbms_cloud_ai._vector_index_grant g
+                     where g.index_id operator(pg_catalog.=) p_index
+                       and (g.grantee_oid operator(pg_catalog.=) 0
+                            or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
+                                and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))))
+            and dbms_cloud_ai._role_is_live(p_owner))
 $$;
 comment on function dbms_cloud_ai._vector_index_usable(uuid, name) is
 'Internal: whether the vector index is the caller''s or shared with it';

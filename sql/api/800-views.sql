@@ -49,11 +49,12 @@ select p.owner::text as owner, p.profile_id, p.profile_name, p.status, p.descrip
        p.created, p.last_modified
   from dbms_cloud_ai._profile p
  where p.owner operator(pg_catalog.=) current_user
-    or exists (select from dbms_cloud_ai._profile_grant g
-                where g.profile_id operator(pg_catalog.=) p.profile_id
-                  and (g.grantee_oid operator(pg_catalog.=) 0
-                       or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
-                           and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))));
+    or (exists (select from dbms_cloud_ai._profile_grant g
+                 where g.profile_id operator(pg_catalog.=) p.profile_id
+                   and (g.grantee_oid operator(pg_catalog.=) 0
+                        or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
+                            and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))))
+        and dbms_cloud_ai._role_is_live(p.owner));
 comment on view dbms_cloud_ai.all_cloud_ai_profiles is
 'AI profiles you own or that were shared with you (use them as "OWNER"."NAME")';
 

@@ -46,7 +46,8 @@ grant insert, update, delete on dbms_cloud_ai._host_ace to dbms_cloud_ai_admin;
 -- What dbms_cloud_ai_owner evaluates when it writes for a caller (column
 -- defaults, the policies that apply to every role).
 grant execute on function dbms_cloud_ai._caller(), dbms_cloud_ai._organization(),
-                          dbms_cloud_ai._administers(text), dbms_cloud_ai._role_is_stale(name)
+                          dbms_cloud_ai._administers(text), dbms_cloud_ai._role_is_stale(name),
+                          dbms_cloud_ai._role_is_live(name)
    to dbms_cloud_ai_owner;
 grant select on dbms_cloud_ai._model_call, dbms_cloud_ai._message_source to dbms_cloud_ai_user;
 -- An administrator corrects a record's counts.

@@ -74,11 +74,14 @@ alter table dbms_cloud_ai._vector_chunk enable row level security;
 alter table dbms_cloud_ai._vector_chunk force row level security;
 alter table dbms_cloud_ai._vector_index_grant enable row level security;
 alter table dbms_cloud_ai._vector_index_grant force row level security;
+-- A grantee's grant lasts while its owner is the live role that made it
+-- (_role_is_live, 011-caller.sql).
 create policy vector_index_grant_read on dbms_cloud_ai._vector_index_grant for select
     using (owner operator(pg_catalog.=) current_user
-           or grantee_oid operator(pg_catalog.=) 0
-           or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
-               and pg_catalog.pg_has_role(current_user, grantee_oid, 'USAGE')));
+           or ((grantee_oid operator(pg_catalog.=) 0
+                or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
+                    and pg_catalog.pg_has_role(current_user, grantee_oid, 'USAGE')))
+               and dbms_cloud_ai._role_is_live(owner)));
 -- The owner's rows, and those of indexes granted to the role.
 create policy vector_index_read on dbms_cloud_ai._vector_index for select
     using (owner operator(pg_catalog.=) current_user

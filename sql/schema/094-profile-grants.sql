@@ -27,11 +27,14 @@ comment on table dbms_cloud_ai._profile_grant is
 
 alter table dbms_cloud_ai._profile_grant enable row level security;
 alter table dbms_cloud_ai._profile_grant force row level security;
+-- A grantee's grant lasts while its owner is the live role that made it
+-- (_role_is_live, 011-caller.sql).
 create policy profile_grant_read on dbms_cloud_ai._profile_grant for select
     using (owner operator(pg_catalog.=) current_user
-           or grantee_oid operator(pg_catalog.=) 0
-           or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
-               and pg_catalog.pg_has_role(current_user, grantee_oid, 'USAGE')));
+           or ((grantee_oid operator(pg_catalog.=) 0
+                or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
+                    and pg_catalog.pg_has_role(current_user, grantee_oid, 'USAGE')))
+               and dbms_cloud_ai._role_is_live(owner)));
 create policy profile_grant_admin_read on dbms_cloud_ai._profile_grant for select
     to dbms_cloud_ai_admin using (true);
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._profile_grant', '');

@@ -11,9 +11,10 @@ create policy profile_grant_writer on dbms_cloud_ai._profile_grant to dbms_cloud
 -- can become: an ordinary role never reads another role's credential row.
 create policy profile_grant_shared_read on dbms_cloud_ai._profile_grant for select
     to dbms_cloud_ai_owner
-    using (grantee_oid operator(pg_catalog.=) 0
-           or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
-               and pg_catalog.pg_has_role((select dbms_cloud_ai._caller()), grantee_oid, 'USAGE')));
+    using ((grantee_oid operator(pg_catalog.=) 0
+            or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
+                and pg_catalog.pg_has_role((select dbms_cloud_ai._caller()), grantee_oid, 'USAGE')))
+           and dbms_cloud_ai._role_is_live(owner));
 create policy profile_shared_read on dbms_cloud_ai._profile for select to dbms_cloud_ai_owner
     using (exists (select from dbms_cloud_ai._profile_grant g
                     where g.profile_id operator(pg_catalog.=) _profile.profile_id));

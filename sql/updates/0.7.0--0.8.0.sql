@@ -50,3 +50,37 @@ alter policy vector_chunk_read on dbms_cloud_ai._vector_chunk
                                        and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))))));
 create policy vector_index_admin_read on dbms_cloud_ai._vector_index for select
     to dbms_cloud_ai_admin using (true);
+
+-- Issue 30, class 2: a shared profile or vector index is usable only while its
+-- owner is the live role that made it (011-caller.sql, 089, 094, 099).
+create function dbms_cloud_ai._role_is_live(role_name name)
+returns boolean language plpgsql stable parallel safe security definer
+set search_path to pg_catalog, pg_temp
+as $$
+begin
+    return exists (select from pg_catalog.pg_roles r
+                    where r.rolname operator(pg_catalog.=) _role_is_live.role_name
+                      and not exists (select from dbms_cloud_ai._role_binding b
+                                       where b.role_name operator(pg_catalog.=) _role_is_live.role_name
+                                         and b.role_oid operator(pg_catalog.<>) r.oid));
+end
+$$;
+comment on function dbms_cloud_ai._role_is_live(name) is
+'true while the role that stored this name''s rows exists under it (a shared object''s owner)';
+alter policy profile_grant_read on dbms_cloud_ai._profile_grant
+    using (owner operator(pg_catalog.=) current_user
+           or ((grantee_oid operator(pg_catalog.=) 0
+                or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
+                    and pg_catalog.pg_has_role(current_user, grantee_oid, 'USAGE')))
+               and dbms_cloud_ai._role_is_live(owner)));
+alter policy profile_grant_shared_read on dbms_cloud_ai._profile_grant
+    using ((grantee_oid operator(pg_catalog.=) 0
+            or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
+                and pg_catalog.pg_has_role((select dbms_cloud_ai._caller()), grantee_oid, 'USAGE')))
+           and dbms_cloud_ai._role_is_live(owner));
+alter policy vector_index_grant_read on dbms_cloud_ai._vector_index_grant
+    using (owner operator(pg_catalog.=) current_user
+           or ((grantee_oid operator(pg_catalog.=) 0
+                or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
+                    and pg_catalog.pg_has_role(current_user, grantee_oid, 'USAGE')))
+               and dbms_cloud_ai._role_is_live(owner)));

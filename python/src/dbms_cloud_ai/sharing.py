@@ -88,14 +88,17 @@ def stored_ref(stored: str) -> str:
     return stored if stored.startswith('"') else '"' + stored + '"'
 
 
-# The caller may use profile p: its own, or shared with it.  Said in each query,
-# not left to row-level security, which also lets administrators read every profile.
+# The caller may use profile p: its own, or shared with it by an owner that is
+# still the live role that made it (_role_is_live: dropped, or dropped and
+# created again, its profiles are no one's to use).  Said in each query, not
+# left to row-level security, which also lets administrators read every profile.
 USABLE = """(p.owner = current_user
-        or exists (select from dbms_cloud_ai._profile_grant g
-                    where g.profile_id = p.profile_id
-                      and (g.grantee_oid = 0
-                           or (pg_catalog.pg_get_userbyid(g.grantee_oid) = g.grantee
-                               and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE')))))"""
+        or (exists (select from dbms_cloud_ai._profile_grant g
+                     where g.profile_id = p.profile_id
+                       and (g.grantee_oid = 0
+                            or (pg_catalog.pg_get_userbyid(g.grantee_oid) = g.grantee
+                                and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))))
+            and dbms_cloud_ai._role_is_live(p.owner)))"""
 
 _OWNER = f"""
     select p.owner::text as owner, p.owner = current_user as mine from dbms_cloud_ai._profile p

@@ -149,6 +149,16 @@ def generate_detached(plpy, prompt, profile_name, action, attributes_json, param
 
 
 @sql_entry
+def call_identity(plpy):
+    return detached.identity(plpy)
+
+
+@sql_entry
+def require_call_identity(plpy, expected, procedure_name):
+    detached.require_identity(plpy, expected, procedure_name)
+
+
+@sql_entry
 def select_ai(plpy, statement, search_path):
     return _generate.select_ai(plpy, statement, search_path)
 
