@@ -94,6 +94,31 @@ def test_well_known_hosts_need_https(alice, fake):
         generate(alice, "q")
 
 
+@pytest.mark.parametrize("endpoint", ["http://llm.example.net:8000",
+                                      "http://10.1.2.3:8000",
+                                      "http://127.0.0.1.nip.io:8000",
+                                      "HTTP://LLM.EXAMPLE.NET:8000/v1"])
+def test_a_key_goes_over_plain_http_only_to_a_loopback_address(db, alice, fake, endpoint):
+    """Issue 30, class 4: a credential never crosses a network in clear text.  The
+    host has an ACE, so only the transport rule stands between the key and the
+    wire: 22023 before the key is decrypted.  Without a credential the same
+    endpoint is tried (a DNS failure, not 22023); the fake on 127.0.0.1 is the
+    loopback control every other test is."""
+    db.admin.execute("select dbms_cloud_ai.append_host_ace('llm.example.net', 'alice')")
+    db.admin.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1.nip.io', 'alice')")
+    db.admin.execute("select dbms_cloud_ai.append_host_ace('10.1.2.3', 'alice')")
+    make_profile(alice, fake, "KEYED", provider_endpoint=endpoint)
+    with raises("22023") as e:
+        generate(alice, "q", "KEYED")
+    assert "https" in hint_of(e)
+    if "example.net" in endpoint:      # a name that does not resolve: fails fast
+        make_profile(alice, fake, "KEYLESS", credential=None, provider_endpoint=endpoint)
+        with pytest.raises(Exception) as keyless:
+            generate(alice, "q", "KEYLESS")
+        assert keyless.value.sqlstate != "22023"
+    assert fake.requests == []
+
+
 def test_provider_endpoint_must_not_carry_secrets(alice):
     alice.execute("select dbms_cloud.create_credential('c', 'u', 'k')")
     with raises("22023"):

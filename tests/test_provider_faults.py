@@ -159,7 +159,7 @@ def faulty_profile(db, conn, llm, fault: Fault, name: str, stack) -> None:
         endpoint = {"provider_endpoint": f"http://127.0.0.1:{closed_port()}"}
     elif fault.endpoint == "dns":
         db.admin.execute("select dbms_cloud_ai.append_host_ace('x.invalid', 'PUBLIC')")
-        endpoint = {"provider_endpoint": "http://x.invalid:8080"}
+        endpoint = {"provider_endpoint": "https://x.invalid:8080"}
     elif fault.endpoint == "silent":
         endpoint = {"provider_endpoint": f"http://127.0.0.1:{stack.enter_context(SilentPort())}"}
     mh.memory_profile(conn, llm, name=name, credential="C_" + name, **endpoint)

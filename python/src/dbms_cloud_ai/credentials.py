@@ -7,6 +7,8 @@ so another role's credential looks exactly like a missing one.
 
 from __future__ import annotations
 
+import re
+
 from . import crypto, db, names, roles, writer
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
@@ -129,3 +131,28 @@ def require_https(url: str, credential_name, what: str, hint: str) -> None:
         raise InvalidParameter(f"credential_name needs an https {what}",
                                detail="The credential would be sent in clear text over http.",
                                hint=hint)
+
+
+_LOOPBACK = re.compile(r"(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?\Z", re.I)
+
+
+def require_private_transport(url: str, credential_name) -> None:
+    """A provider's key goes over https, or over plain http only to this machine
+    (a local model server on a loopback address, where nothing crosses a network):
+    22023 before the key is decrypted.  Names other than localhost are not taken
+    for loopback, whatever they resolve to."""
+    if credential_name is None:
+        return
+    text = url.strip()
+    if text.lower().startswith("https://"):
+        return
+    host = text.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
+    if _LOOPBACK.match(host):
+        return
+    raise InvalidParameter(
+        f"provider endpoint {text[:80]} is not https: credential {credential_name} would be "
+        "sent in clear text",
+        detail="A credential goes over plain http only to a loopback address (localhost, "
+               "127.0.0.0/8, [::1]).",
+        hint="Use an https provider_endpoint with dbms_cloud_ai.set_attribute(), or a profile "
+             "without credential_name for a server that needs no key.")

@@ -45,6 +45,7 @@ def send(plpy, ctx, attrs: dict, provider, *, url: str, headers, body: dict, sen
     budget.check(plpy, ctx, sent)
     key = None
     if attrs.get("credential_name"):
+        credentials.require_private_transport(url, attrs["credential_name"])
         key = credentials.api_key(plpy, attrs["credential_name"], ctx.credential if ctx else None,
                                   ctx.owner if ctx else None)
     deadline, attempts = timing.deadline(plpy, ctx.settings if ctx else None, provider.name)
