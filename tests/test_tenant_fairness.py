@@ -75,10 +75,13 @@ def job_rows(db, owner: str) -> list[dict]:
 
 
 def due_order(db, alice_first_by: str):
-    """Every pending job due now, alice's all earlier than bob's."""
+    """Every pending job due now, alice's all earlier than bob's (and first in
+    the table: bob's rows are written last)."""
     make_due(db)
     db.admin.execute("update dbms_cloud_ai._memory_job set due_at = now() - %s::interval "
                      "where owner = 'alice' and status = 'pending'", (alice_first_by,))
+    db.admin.execute("update dbms_cloud_ai._memory_job set due_at = now() "
+                     "where owner <> 'alice' and status = 'pending'")
 
 
 # --- fair claiming --------------------------------------------------------------

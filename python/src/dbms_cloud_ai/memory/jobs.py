@@ -145,7 +145,8 @@ def claim(plpy, batch_size: int, token: str) -> list[str]:
              ("int4",), (LEASE_MINUTES,))
     rows = w.query(plpy, _CLAIM, ("int4", "text", "int4", "int4"),
                    (batch_size, token, PER_OWNER_BATCH, BACKOFF_MAX_MINUTES))
-    return [r["id"] for r in rows]
+    # In the order the runner takes them (RETURNING follows the table's order).
+    return [r["id"] for r in sorted(rows, key=lambda r: (r["place"], r["due_at"]))]
 
 
 # An owner's back-off: its timeouts since its last extraction that answered,
@@ -178,13 +179,16 @@ _CLAIM = """
                 where q.owner = o.owner and q.status = 'pending'
                   and q.due_at <= pg_catalog.now()
                 order by q.due_at limit $3
-                  for update skip locked) c)
+                  for update skip locked) c),
+    chosen as (
+        select t.conversation_id, t.place, t.due_at from taken t
+         order by t.place, t.due_at limit $1)
     update dbms_cloud_ai._memory_job j
        set status = 'running', run_token = $2::uuid, claimed_at = pg_catalog.now(),
            attempts = j.attempts operator(pg_catalog.+) 1
-     where j.conversation_id in (select t.conversation_id from taken t
-                                  order by t.place, t.due_at limit $1)
-    returning j.conversation_id::text as id"""
+      from chosen c
+     where j.conversation_id = c.conversation_id
+    returning j.conversation_id::text as id, c.place, c.due_at"""
 
 
 def backoff_minutes(plpy, owner: str) -> int:
