@@ -465,3 +465,33 @@ def test_a_grantees_max_text_calls_is_clamped_to_its_default(db, llm, alice, bob
     assert llm.requests == []
     alice.execute("select dbms_cloud_ai.translate('SALES', %s, 'english', 'french')", (text,))
     assert len(llm.requests) > 50
+
+
+def test_a_grantees_schema_context_tokens_is_clamped_to_its_default(db, llm, alice, bob):
+    tables = 700                       # about 30 tokens each: some 21,000 in all
+    db.admin.execute("create schema big authorization alice")
+    alice.execute(f"""
+        do $$
+        begin
+            for i in 1..{tables} loop
+                execute pg_catalog.format('create table big.t%s (id int, quantity_ordered int, '
+                                          'created_at date, customer_reference text)', i);
+            end loop;
+        end $$""")
+    alice.execute("grant usage on schema big to bob")
+    alice.execute("grant select on all tables in schema big to bob")
+    make_profile(alice, llm, "BIG", key=ALICE_KEY, object_list=[{"owner": "big"}])
+    alice.execute("select dbms_cloud_ai.grant_profile_access('BIG', 'bob')")
+
+    def described(conn, profile):
+        prompt = json.loads(generate(conn, "how many orders", profile, "showprompt"))
+        return [m["content"] for m in prompt if m.get("role") == "system"
+                and str(m.get("content", "")).startswith("CREATE TABLE ")]
+
+    for conn in (alice, bob):
+        conn.execute("set dbms_cloud_ai.schema_context_tokens = 1000000")
+    assert len(described(alice, "BIG")) == tables           # the owner's setting is hers
+    texts = described(bob, '"alice"."BIG"')
+    assert 0 < len(texts) < tables, "the grantee's setting is clamped to 12,000 tokens"
+    assert sum(len(t) for t in texts) <= 12_000 * 4
+    assert llm.requests == []
