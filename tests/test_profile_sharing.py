@@ -495,3 +495,18 @@ def test_a_grantees_schema_context_tokens_is_clamped_to_its_default(db, llm, ali
     assert 0 < len(texts) < tables, "the grantee's setting is clamped to 12,000 tokens"
     assert sum(len(t) for t in texts) <= 12_000 * 4
     assert llm.requests == []
+
+
+def test_a_grantees_conversation_summary_size_is_clamped_to_the_owners_profile(db, llm, alice, bob):
+    make_profile(alice, llm, "SALES", key=ALICE_KEY, conversation_length=2,
+                 summarize_history=True)                    # summary_max_tokens: 500 (default)
+    alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'bob')")
+    llm.responder = lambda wire, body: Answer("a")
+    cid = bob.execute("select dbms_cloud_ai.create_conversation(%s)", (json.dumps(
+        {"title": "t", "summary_max_tokens": 4000}),)).fetchone()[0]
+    params = json.dumps({"conversation_id": cid})
+    for i in range(5):
+        generate(bob, f"q{i}", '"alice"."SALES"', params=params)
+    sizes = {r.json.get("max_tokens") for r in llm.requests}
+    assert 500 in sizes, "the history was summarised"
+    assert sizes <= {500, 1024}, f"a summary larger than the owner's profile allows: {sizes}"

@@ -164,13 +164,15 @@ CAPPED_ATTRIBUTES = ("conversation_length", "summarize_history", "object_list")
 def grantee_caps(owner_attrs: dict) -> dict:
     """The caps of a grantee's call: the owner's profile's values, or their
     defaults (conversation_length 10, summarize_history false, an object_list of
-    one entry: the current schema)."""
+    one entry: the current schema, summary_max_tokens 500)."""
     objects = owner_attrs.get("object_list")
     return {"conversation_length": owner_attrs.get("conversation_length")
             or attributes.SPEC["conversation_length"][1],
             "summarize_history": bool(owner_attrs.get("summarize_history",
                                                       attributes.SPEC["summarize_history"][1])),
-            "object_list": len(objects) if objects else 1}
+            "object_list": len(objects) if objects else 1,
+            "summary_max_tokens": owner_attrs.get("summary_max_tokens")
+            or attributes.SPEC["summary_max_tokens"][1]}
 
 
 def check_caps(profile_name: str, owner: str | None, owner_attrs: dict,

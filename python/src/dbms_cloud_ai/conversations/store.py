@@ -271,8 +271,8 @@ def for_call(plpy, params: dict, attrs: dict, profile_name: str,
     first query read it (profiles.for_call), lower-cased.  ``rows_private``:
     data access is disabled, narrate answers are withheld (data_access.py).
     ``caps`` (a grantee of a shared profile: sharing.check_caps): the
-    conversation's own conversation_length and summarize_history are clamped
-    to them (the owner's key pays)."""
+    conversation's own conversation_length, summarize_history and
+    summary_max_tokens are clamped to them (the owner's key pays)."""
     explicit = params.get("conversation_id")
     if explicit is not None:
         cid = parse_id(explicit)
@@ -302,6 +302,8 @@ def for_call(plpy, params: dict, attrs: dict, profile_name: str,
             length = min(length, caps["conversation_length"])
             if not caps["summarize_history"]:
                 conv = {**conv, "summarize_history": False}
+            elif (conv["summary_max_tokens"] or 0) > caps["summary_max_tokens"]:
+                conv = {**conv, "summary_max_tokens": caps["summary_max_tokens"]}
         condense = summaries.state(conv, attrs)
         # Newest first, after the summary (when summarising): the window, then
         # what fell out of it since the summary was made.  Bounded at any length.
