@@ -10,6 +10,7 @@ import json
 import pytest
 from fake_llm import Answer, Raw
 from helpers import generate, make_profile, raises
+from memory_helpers import conversation, enable, jobs, promote, remember_phrases, say
 
 ALICE_KEY = "sk-alice-shared-secret-0123456789"
 
@@ -333,6 +334,9 @@ GRANTEE_ESCAPES = {
     "rollback": ["begin", "select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')",
                  "rollback"],
     "failing_statement": ["select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')::int"],
+    "savepoint": ["begin", "savepoint s",
+                  "select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')",
+                  "rollback to savepoint s", "commit"],
 }
 
 
@@ -360,8 +364,19 @@ def test_the_owners_grant_budget_bounds_a_grantee_whatever_its_transaction_does(
         _spend_and_leave(db, "bob", GRANTEE_ESCAPES[escape])
     # 180 spent + an estimate fits; 240 does not: the limit plus one request's output.
     assert len(llm.requests) == 4, "the owner's budget must hold although nothing was committed"
+    bob = db.connect("bob")
     with raises("53400"):
-        generate(db.connect("bob"), "q", '"alice"."SALES"')
+        generate(bob, "q", '"alice"."SALES"')
+    # Every other way of sending through the profile is bounded by the same budget.
+    with raises("53400"):
+        bob.execute("select dbms_cloud_ai.summarize('some text', profile_name => %s)",
+                    ('"alice"."SALES"',))
+    with raises("53400"):
+        bob.execute("select dbms_cloud_ai.translate(%s, 'hello', 'english', 'french')",
+                    ('"alice"."SALES"',))
+    bob.execute("select dbms_cloud_ai.set_profile('\"alice\".\"SALES\"')")
+    with raises("53400"):
+        bob.execute("select dbms_cloud_ai.select_ai('chat hello')")
     assert len(llm.requests) == 4
     # Only bob's calls through alice's profile: his own profile and alice herself are not bounded.
     make_profile(bob, llm, "MINE", key="sk-bob")
@@ -510,3 +525,20 @@ def test_a_grantees_conversation_summary_size_is_clamped_to_the_owners_profile(d
     sizes = {r.json.get("max_tokens") for r in llm.requests}
     assert 500 in sizes, "the history was summarised"
     assert sizes <= {500, 1024}, f"a summary larger than the owner's profile allows: {sizes}"
+
+
+def test_a_grantees_memory_job_is_bounded_by_the_grant_budget(db, llm, alice, bob):
+    enable(db)
+    make_profile(alice, llm, "SALES", key=ALICE_KEY, long_term_memory=True)
+    alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'bob')")
+    llm.responder = remember_phrases()
+    cid = conversation(bob)
+    say(bob, "remember: I prefer tea", cid, profile='"alice"."SALES"')
+    spent = bob.execute("select sum(input_tokens + output_tokens) from "
+                        "dbms_cloud_ai.user_cloud_ai_calls").fetchone()[0]
+    grant_budget(alice, "SALES", "bob", spent)       # used up by the turn itself
+    sent = len(llm.requests)
+    promote(db)
+    assert len(llm.requests) == sent, "no extraction is sent past the owner's budget"
+    [job] = jobs(bob)
+    assert (job["status"], job["reason"]) == ("stopped", "budget_exceeded")
