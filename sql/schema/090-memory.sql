@@ -103,6 +103,9 @@ create table dbms_cloud_ai._memory_job
 comment on table dbms_cloud_ai._memory_job is 'one memory promotion job per conversation (debounced)';
 create index on dbms_cloud_ai._memory_job (due_at) where status operator(pg_catalog.=) 'pending';
 create index on dbms_cloud_ai._memory_job (organization, subject);
+-- An owner's pending jobs (the cap at enqueue, the claim's per-owner queue) and
+-- its timeouts (back-off): memory/jobs.py.
+create index on dbms_cloud_ai._memory_job (owner, due_at) where status operator(pg_catalog.=) 'pending';
 create index on dbms_cloud_ai._memory_job (owner) where timeouts operator(pg_catalog.>) 0;
 
 -- That an erasure happened, by whom, and how much it removed; never what.

@@ -60,6 +60,7 @@ alter table dbms_cloud_ai._memory_organization
 alter table dbms_cloud_ai._memory_job
     add column timeouts integer not null default 0,
     add column timed_out_at timestamptz;
+create index on dbms_cloud_ai._memory_job (owner, due_at) where status operator(pg_catalog.=) 'pending';
 create index on dbms_cloud_ai._memory_job (owner) where timeouts operator(pg_catalog.>) 0;
 -- The owner's daily token budget for what each grantee spends through a shared
 -- profile (set_profile_grant_budget; model/budget.py).
