@@ -327,13 +327,13 @@ def test_hostile_names_are_refused_quickly_and_the_server_survives(shared, db):
 
 # --- issue 30, class 5: what a grantee may cost the owner's key ----------------------------
 
-# (A read-only transaction sends nothing with a shared profile: reading the
-# owner's credential goes through the writer.)
 GRANTEE_ESCAPES = {
     "commit": ["select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')"],
     "rollback": ["begin", "select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')",
                  "rollback"],
     "failing_statement": ["select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')::int"],
+    "read_only": ["begin read only",
+                  "select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')", "commit"],
     "savepoint": ["begin", "savepoint s",
                   "select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')",
                   "rollback to savepoint s", "commit"],
@@ -358,6 +358,7 @@ def grant_budget(conn, profile, role, tokens):
 def test_the_owners_grant_budget_bounds_a_grantee_whatever_its_transaction_does(shared, db, llm,
                                                                                 escape):
     alice, bob = shared
+    make_profile(bob, llm, "MINE", key="sk-bob")   # bob's rows exist: a read-only call can send
     grant_budget(alice, "SALES", "bob", 200)
     llm.responder = lambda wire, body: Answer("a", 40, 20)          # 60 tokens a request
     for _ in range(6):
@@ -379,7 +380,6 @@ def test_the_owners_grant_budget_bounds_a_grantee_whatever_its_transaction_does(
         bob.execute("select dbms_cloud_ai.select_ai('chat hello')")
     assert len(llm.requests) == 4
     # Only bob's calls through alice's profile: his own profile and alice herself are not bounded.
-    make_profile(bob, llm, "MINE", key="sk-bob")
     generate(bob, "q", "MINE")
     generate(alice, "q", "SALES")
     assert len(llm.requests) == 6
