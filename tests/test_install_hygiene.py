@@ -835,6 +835,8 @@ STEPS = [
     Step(f"{D}.drop_annotation(regclass,text,text)",
          f"select {D}.drop_annotation('alice.annotated', 'Aliases', 'a')"),
     Step(f"{D}.grant_profile_access(text,text)", f"select {D}.grant_profile_access('P', 'bob')"),
+    Step(f"{D}.set_profile_grant_budget(text,text,bigint)",
+         f"select {D}.set_profile_grant_budget('P', 'bob', 1000)"),
     Step(f"{D}.revoke_profile_access(text,text)", f"select {D}.revoke_profile_access('P', 'bob')"),
     # vector indexes (issue 19) over a table of alice's, embedded by a profile of hers
     Step((), "create table if not exists alice.handbook (id int, body text)"),

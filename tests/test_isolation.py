@@ -105,6 +105,8 @@ BOB_CALLS_WITH_ALICES_NAMES = {
         "select dbms_cloud_ai.grant_profile_access('P', 'bob')",
     "dbms_cloud_ai.revoke_profile_access(text,text)":
         "select dbms_cloud_ai.revoke_profile_access('P', 'bob')",
+    "dbms_cloud_ai.set_profile_grant_budget(text,text,bigint)":
+        "select dbms_cloud_ai.set_profile_grant_budget('P', 'bob', 10)",
     "dbms_cloud_ai.generate_synthetic_data(text,text,text,integer,text,text,text[])":
         "select dbms_cloud_ai.generate_synthetic_data('P', 'nothing_here', 'public', 1)",
     "dbms_cloud_ai.generate_synthetic_data(text,text,text)":

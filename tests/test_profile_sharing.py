@@ -10,6 +10,7 @@ import json
 import pytest
 from fake_llm import Answer, Raw
 from helpers import generate, make_profile, raises
+from memory_helpers import conversation, enable, jobs, promote, remember_phrases, say
 
 ALICE_KEY = "sk-alice-shared-secret-0123456789"
 
@@ -322,3 +323,222 @@ def test_hostile_names_are_refused_quickly_and_the_server_survives(shared, db):
     with raises("42704"):            # a quoted name of a role that does not exist
         alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', %s)", ('"' + "b" * 63 + '"',))
     assert witness.execute("select 1").fetchone()[0] == 1
+
+
+# --- issue 30, class 5: what a grantee may cost the owner's key ----------------------------
+
+GRANTEE_ESCAPES = {
+    "commit": ["select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')"],
+    "rollback": ["begin", "select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')",
+                 "rollback"],
+    "failing_statement": ["select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')::int"],
+    "read_only": ["begin read only",
+                  "select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')", "commit"],
+    "savepoint": ["begin", "savepoint s",
+                  "select dbms_cloud_ai.generate('q', '\"alice\".\"SALES\"', 'chat')",
+                  "rollback to savepoint s", "commit"],
+}
+
+
+def _spend_and_leave(db, role, steps):
+    conn = db.connect(role)
+    for step in steps:
+        try:
+            conn.execute(step)
+        except Exception:  # noqa: BLE001 - the failing statement is part of the case
+            pass
+    conn.close()
+
+
+def grant_budget(conn, profile, role, tokens):
+    conn.execute("select dbms_cloud_ai.set_profile_grant_budget(%s, %s, %s)", (profile, role, tokens))
+
+
+@pytest.mark.parametrize("escape", sorted(GRANTEE_ESCAPES))
+def test_the_owners_grant_budget_bounds_a_grantee_whatever_its_transaction_does(shared, db, llm,
+                                                                                escape):
+    alice, bob = shared
+    make_profile(bob, llm, "MINE", key="sk-bob")   # bob's rows exist: a read-only call can send
+    grant_budget(alice, "SALES", "bob", 200)
+    llm.responder = lambda wire, body: Answer("a", 40, 20)          # 60 tokens a request
+    for _ in range(6):
+        _spend_and_leave(db, "bob", GRANTEE_ESCAPES[escape])
+    # 180 spent + an estimate fits; 240 does not: the limit plus one request's output.
+    assert len(llm.requests) == 4, "the owner's budget must hold although nothing was committed"
+    bob = db.connect("bob")
+    with raises("53400"):
+        generate(bob, "q", '"alice"."SALES"')
+    # Every other way of sending through the profile is bounded by the same budget.
+    with raises("53400"):
+        bob.execute("select dbms_cloud_ai.summarize('some text', profile_name => %s)",
+                    ('"alice"."SALES"',))
+    with raises("53400"):
+        bob.execute("select dbms_cloud_ai.translate(%s, 'hello', 'english', 'french')",
+                    ('"alice"."SALES"',))
+    bob.execute("select dbms_cloud_ai.set_profile('\"alice\".\"SALES\"')")
+    with raises("53400"):
+        bob.execute("select dbms_cloud_ai.select_ai('chat hello')")
+    assert len(llm.requests) == 4
+    # Only bob's calls through alice's profile: his own profile and alice herself are not bounded.
+    generate(bob, "q", "MINE")
+    generate(alice, "q", "SALES")
+    assert len(llm.requests) == 6
+
+
+def test_a_grant_budget_counts_what_was_spent_before_it_and_each_role_holding_the_grant(
+        db, llm, alice):
+    make_profile(alice, llm, "TEAM", key=ALICE_KEY)
+    alice.execute("select dbms_cloud_ai.grant_profile_access('TEAM', 'analysts')")
+    alice.execute("select dbms_cloud_ai.grant_profile_access('TEAM', 'PUBLIC')")
+    carol, bob = db.connect("carol"), db.connect("bob")      # carol: a member of analysts
+    llm.responder = lambda wire, body: Answer("a", 40, 20)
+    for _ in range(3):
+        generate(carol, "q", "alice.team")                       # 180 tokens before any budget
+    grant_budget(alice, "TEAM", "analysts", 200)
+    generate(carol, "q", "alice.team")                           # 180 + an estimate fits
+    with raises("53400"):
+        generate(carol, "q", "alice.team")
+    # The grant to PUBLIC has no budget: it does not lift the one on analysts, and
+    # bob (not a member of analysts) is bounded by no budget.
+    for _ in range(5):
+        generate(bob, "q", "alice.team")
+    # A budget on the PUBLIC grant bounds bob too; NULL removes it.
+    grant_budget(alice, "TEAM", "PUBLIC", 100)
+    with raises("53400"):
+        generate(bob, "q", "alice.team")
+    grant_budget(alice, "TEAM", "PUBLIC", None)
+    generate(bob, "q", "alice.team")
+    assert alice.execute("select grantee, daily_tokens from dbms_cloud_ai.user_cloud_ai_profile_grants "
+                         "order by 1").fetchall() == [("PUBLIC", None), ("analysts", 200)]
+
+
+def test_only_the_owner_sets_a_grant_budget(shared, db):
+    alice, bob = shared
+    with raises("42501"):
+        grant_budget(bob, '"alice"."SALES"', "bob", 10_000_000)
+    with raises("42704"):                     # not shared with carol
+        grant_budget(alice, "SALES", "carol", 100)
+    with raises("42704"):
+        grant_budget(alice, "NOPE", "bob", 100)
+    with raises("22023"):
+        grant_budget(alice, "SALES", "bob", -1)
+    with raises("42704"):                     # bob's own profile of that name: none
+        grant_budget(bob, "SALES", "alice", 100)
+    grant_budget(alice, "SALES", "bob", 0)
+    with raises("53400"):
+        generate(bob, "q", '"alice"."SALES"')
+
+
+def test_a_grantees_call_attributes_are_capped_by_the_owners_profile(db, llm, alice, bob):
+    make_profile(alice, llm, "SALES", key=ALICE_KEY, conversation_length=5)
+    alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'bob')")
+    llm.responder = lambda wire, body: Answer("a")
+    for attrs in ({"conversation_length": 999}, {"conversation_length": 6},
+                  {"summarize_history": True},
+                  {"object_list": [{"owner": "bob"}, {"owner": "public"}]}):
+        with raises("42501"):
+            generate(bob, "q", '"alice"."SALES"', attributes=json.dumps(attrs))
+    assert llm.requests == []
+    # Within the caps: allowed.
+    for attrs in ({"conversation_length": 5}, {"conversation_length": 1},
+                  {"summarize_history": False}, {"object_list": [{"owner": "bob"}]}):
+        generate(bob, "q", '"alice"."SALES"', attributes=json.dumps(attrs))
+    # The owner is not capped by her own profile.
+    generate(alice, "q", "SALES", attributes=json.dumps({"conversation_length": 999,
+                                                         "summarize_history": True}))
+
+
+def test_a_grantees_conversation_attributes_are_clamped_to_the_owners_profile(shared, db, llm):
+    alice, bob = shared                                   # SALES: conversation_length 10 (default)
+    llm.responder = lambda wire, body: Answer("a")
+    cid = bob.execute("select dbms_cloud_ai.create_conversation(%s)", (json.dumps(
+        {"title": "t", "conversation_length": 999, "summarize_history": True}),)).fetchone()[0]
+    params = json.dumps({"conversation_id": cid})
+    for i in range(14):
+        generate(bob, f"q{i}", '"alice"."SALES"', params=params)
+    # One request a turn (no summary request), and at most 10 earlier turns sent.
+    assert len(llm.requests) == 14
+    last = llm.requests[-1].json["messages"]
+    assert sum(1 for m in last if m["role"] == "user") == 11
+    # With his own profile, bob's conversation keeps its own settings.
+    make_profile(bob, llm, "MINE", key="sk-bob")
+    llm.requests.clear()
+    generate(bob, "q-own", "MINE", params=params)
+    assert sum(1 for m in llm.requests[-1].json["messages"] if m["role"] == "user") >= 15
+
+
+def test_a_grantees_max_text_calls_is_clamped_to_its_default(db, llm, alice, bob):
+    make_profile(alice, llm, "SALES", key=ALICE_KEY, context_window=2000, max_tokens=200)
+    alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'bob')")
+    llm.responder = lambda wire, body: Answer("t")
+    text = " ".join(f"word{i}" for i in range(2000))     # about 70 translation requests
+    for conn in (alice, bob):
+        conn.execute("set dbms_cloud_ai.max_text_calls = 100000")
+    with raises("54000"):                                  # bob: at most the default, 50
+        bob.execute("select dbms_cloud_ai.translate(%s, %s, 'english', 'french')",
+                    ('"alice"."SALES"', text))
+    assert llm.requests == []
+    alice.execute("select dbms_cloud_ai.translate('SALES', %s, 'english', 'french')", (text,))
+    assert len(llm.requests) > 50
+
+
+def test_a_grantees_schema_context_tokens_is_clamped_to_its_default(db, llm, alice, bob):
+    tables = 700                       # about 30 tokens each: some 21,000 in all
+    db.admin.execute("create schema big authorization alice")
+    alice.execute(f"""
+        do $$
+        begin
+            for i in 1..{tables} loop
+                execute pg_catalog.format('create table big.t%s (id int, quantity_ordered int, '
+                                          'created_at date, customer_reference text)', i);
+            end loop;
+        end $$""")
+    alice.execute("grant usage on schema big to bob")
+    alice.execute("grant select on all tables in schema big to bob")
+    make_profile(alice, llm, "BIG", key=ALICE_KEY, object_list=[{"owner": "big"}])
+    alice.execute("select dbms_cloud_ai.grant_profile_access('BIG', 'bob')")
+
+    def described(conn, profile):
+        prompt = json.loads(generate(conn, "how many orders", profile, "showprompt"))
+        return [m["content"] for m in prompt if m.get("role") == "system"
+                and str(m.get("content", "")).startswith("CREATE TABLE ")]
+
+    for conn in (alice, bob):
+        conn.execute("set dbms_cloud_ai.schema_context_tokens = 1000000")
+    assert len(described(alice, "BIG")) == tables           # the owner's setting is hers
+    texts = described(bob, '"alice"."BIG"')
+    assert 0 < len(texts) < tables, "the grantee's setting is clamped to 12,000 tokens"
+    assert sum(len(t) for t in texts) <= 12_000 * 4
+    assert llm.requests == []
+
+
+def test_a_grantees_conversation_summary_size_is_clamped_to_the_owners_profile(db, llm, alice, bob):
+    make_profile(alice, llm, "SALES", key=ALICE_KEY, conversation_length=2,
+                 summarize_history=True)                    # summary_max_tokens: 500 (default)
+    alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'bob')")
+    llm.responder = lambda wire, body: Answer("a")
+    cid = bob.execute("select dbms_cloud_ai.create_conversation(%s)", (json.dumps(
+        {"title": "t", "summary_max_tokens": 4000}),)).fetchone()[0]
+    params = json.dumps({"conversation_id": cid})
+    for i in range(5):
+        generate(bob, f"q{i}", '"alice"."SALES"', params=params)
+    sizes = {r.json.get("max_tokens") for r in llm.requests}
+    assert 500 in sizes, "the history was summarised"
+    assert sizes <= {500, 1024}, f"a summary larger than the owner's profile allows: {sizes}"
+
+
+def test_a_grantees_memory_job_is_bounded_by_the_grant_budget(db, llm, alice, bob):
+    enable(db)
+    make_profile(alice, llm, "SALES", key=ALICE_KEY, long_term_memory=True)
+    alice.execute("select dbms_cloud_ai.grant_profile_access('SALES', 'bob')")
+    llm.responder = remember_phrases()
+    cid = conversation(bob)
+    say(bob, "remember: I prefer tea", cid, profile='"alice"."SALES"')
+    spent = bob.execute("select sum(input_tokens + output_tokens) from "
+                        "dbms_cloud_ai.user_cloud_ai_calls").fetchone()[0]
+    grant_budget(alice, "SALES", "bob", spent)       # used up by the turn itself
+    sent = len(llm.requests)
+    promote(db)
+    assert len(llm.requests) == sent, "no extraction is sent past the owner's budget"
+    [job] = jobs(bob)
+    assert (job["status"], job["reason"]) == ("stopped", "budget_exceeded")

@@ -135,3 +135,18 @@ as $python$
 $python$;
 comment on function dbms_cloud_ai.revoke_profile_access(text, text) is
 'Stop sharing your profile with a role; its next call with the profile fails';
+
+-- Not in Oracle (issue 30, class 5): what the roles using a shared profile may
+-- spend of the owner's key.  Each role that calls through the grant may spend
+-- daily_tokens per UTC day through this profile (NULL: no budget), counted
+-- like set_token_budget's budgets (model/budget.py): no rollback undoes it.
+create function dbms_cloud_ai.set_profile_grant_budget(profile_name text, user_or_role_name text,
+                                                       daily_tokens bigint)
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.set_profile_grant_budget(plpy, profile_name, user_or_role_name, daily_tokens)
+$python$;
+comment on function dbms_cloud_ai.set_profile_grant_budget(text, text, bigint) is
+'Owners: the daily tokens each role holding this grant may spend through your shared profile (NULL: no budget)';

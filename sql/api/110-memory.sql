@@ -52,7 +52,7 @@ as $python$
     return GD["dbms_cloud_ai"].sqlapi.set_memory_attribute(plpy, attribute_name, attribute_value, organization)
 $python$;
 comment on function dbms_cloud_ai.set_memory_attribute(text, text, text) is
-'Administrators: enabled, max_memories (200), idle_minutes (15) or recall_tokens (400) of an organization';
+'Administrators: enabled, max_memories (200), idle_minutes (15), recall_tokens (400) or max_pending_jobs (1000) of an organization';
 
 create function dbms_cloud_ai.set_memory_role(role_name text, organization text default null,
                                               identity text default 'role')
@@ -174,7 +174,8 @@ begin
             perform dbms_cloud_ai._require_call_identity(_me, 'dbms_cloud_ai.run_memory_jobs');
             processed := processed operator(pg_catalog.+) 1;
         end loop;
-        exit when pg_catalog.cardinality(_ids) operator(pg_catalog.<) batch_size;
+        -- (A batch takes at most 10 jobs of one owner: a shorter batch does not
+        -- mean no job is due.  The loop ends on a claim that finds none.)
     end loop;
 end
 $procedure$;
@@ -247,7 +248,7 @@ comment on view dbms_cloud_ai.dba_cloud_ai_memory_erasures is
 
 create view dbms_cloud_ai.dba_cloud_ai_memory_settings with (security_invoker = true) as
 select o.organization, o.enabled, o.max_memories, o.idle_minutes, o.recall_tokens, o.modified,
-       o.modified_by::text as modified_by
+       o.modified_by::text as modified_by, o.max_pending_jobs
   from dbms_cloud_ai._memory_organization o;
 comment on view dbms_cloud_ai.dba_cloud_ai_memory_settings is
 'Long-term memory switch and limits per organization (no row: off, defaults)';

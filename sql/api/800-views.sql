@@ -71,7 +71,7 @@ comment on view dbms_cloud_ai.all_cloud_ai_profile_attributes is
 'Attributes of the AI profiles you own or that were shared with you';
 
 create view dbms_cloud_ai.user_cloud_ai_profile_grants with (security_invoker = true) as
-select p.profile_name, g.grantee::text as grantee, g.granted
+select p.profile_name, g.grantee::text as grantee, g.granted, g.daily_tokens
   from dbms_cloud_ai._profile_grant g
   join dbms_cloud_ai._profile p on p.profile_id operator(pg_catalog.=) g.profile_id
  where g.owner operator(pg_catalog.=) current_user;
@@ -79,7 +79,8 @@ comment on view dbms_cloud_ai.user_cloud_ai_profile_grants is
 'Whom your AI profiles are shared with (dbms_cloud_ai.grant_profile_access)';
 
 create view dbms_cloud_ai.dba_cloud_ai_profile_grants with (security_invoker = true) as
-select g.owner::text as owner, p.profile_name, g.grantee::text as grantee, g.granted
+select g.owner::text as owner, p.profile_name, g.grantee::text as grantee, g.granted,
+       g.daily_tokens
   from dbms_cloud_ai._profile_grant g
   join dbms_cloud_ai._profile p on p.profile_id operator(pg_catalog.=) g.profile_id;
 comment on view dbms_cloud_ai.dba_cloud_ai_profile_grants is

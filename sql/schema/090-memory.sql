@@ -25,6 +25,7 @@ create table dbms_cloud_ai._memory_organization
 , recall_tokens integer not null default 400 check (recall_tokens between 0 and 100000)
 , modified      timestamptz not null default pg_catalog.now()
 , modified_by   name not null default dbms_cloud_ai._caller()
+, max_pending_jobs integer not null default 1000 check (max_pending_jobs between 1 and 100000)   -- 0.8.0: per role
 );
 comment on table dbms_cloud_ai._memory_organization is 'long-term memory switch and limits per organization';
 
@@ -96,10 +97,16 @@ create table dbms_cloud_ai._memory_job
 , call_id             uuid                -- the extraction's model call
 , created             timestamptz not null default pg_catalog.now()
 , finished            timestamptz
+, timeouts            integer not null default 0   -- 0.8.0: its requests that timed out since its owner's last answered extraction
+, timed_out_at        timestamptz                   -- the last of them (the owner's back-off, memory/jobs.py)
 );
 comment on table dbms_cloud_ai._memory_job is 'one memory promotion job per conversation (debounced)';
 create index on dbms_cloud_ai._memory_job (due_at) where status operator(pg_catalog.=) 'pending';
 create index on dbms_cloud_ai._memory_job (organization, subject);
+-- An owner's pending jobs (the cap at enqueue, the claim's per-owner queue) and
+-- its timeouts (back-off): memory/jobs.py.
+create index on dbms_cloud_ai._memory_job (owner, due_at) where status operator(pg_catalog.=) 'pending';
+create index on dbms_cloud_ai._memory_job (owner) where timeouts operator(pg_catalog.>) 0;
 
 -- That an erasure happened, by whom, and how much it removed; never what.
 create table dbms_cloud_ai._memory_erasure

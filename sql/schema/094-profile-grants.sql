@@ -17,6 +17,7 @@ create table dbms_cloud_ai._profile_grant
 , grantee     name not null
 , grantee_oid oid not null
 , granted     timestamptz not null default pg_catalog.now()
+, daily_tokens bigint check (daily_tokens operator(pg_catalog.>=) 0)   -- 0.8.0: set_profile_grant_budget, per role
 , primary key (profile_id, grantee_oid)
 , foreign key (profile_id, owner) references dbms_cloud_ai._profile (profile_id, owner)
       on delete cascade

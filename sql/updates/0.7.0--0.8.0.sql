@@ -84,3 +84,19 @@ alter policy vector_index_grant_read on dbms_cloud_ai._vector_index_grant
                 or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
                     and pg_catalog.pg_has_role(current_user, grantee_oid, 'USAGE')))
                and dbms_cloud_ai._role_is_live(owner)));
+
+-- issue 30, class 5: one tenant cannot starve or overspend another.
+-- Memory jobs: a cap on each role's pending jobs (per organization), and each
+-- job's timeouts, from which its owner's back-off is computed (memory/jobs.py).
+alter table dbms_cloud_ai._memory_organization
+    add column max_pending_jobs integer not null default 1000
+        check (max_pending_jobs between 1 and 100000);
+alter table dbms_cloud_ai._memory_job
+    add column timeouts integer not null default 0,
+    add column timed_out_at timestamptz;
+create index on dbms_cloud_ai._memory_job (owner, due_at) where status operator(pg_catalog.=) 'pending';
+create index on dbms_cloud_ai._memory_job (owner) where timeouts operator(pg_catalog.>) 0;
+-- The owner's daily token budget for what each grantee spends through a shared
+-- profile (set_profile_grant_budget; model/budget.py).
+alter table dbms_cloud_ai._profile_grant
+    add column daily_tokens bigint check (daily_tokens operator(pg_catalog.>=) 0);

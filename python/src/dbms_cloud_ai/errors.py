@@ -214,6 +214,8 @@ SQLSTATES = {
               "function; DETAIL has the SQL); set_end_user by a role that is not a trusted "
               "gateway; an administrator acting on an organization they do not administer; "
               "a role whose name is still bound to a dropped role (hint: drop_role_data); "
+              "a grantee's attribute a shared profile reserves to its owner or caps "
+              "(conversation_length, summarize_history, object_list); "
               "also PostgreSQL's own permission denied"),
     "25006": ("read_only_sql_transaction",
               "runsql, showsql, explainsql or narrate in a read-only transaction or on a hot "
@@ -231,7 +233,8 @@ SQLSTATES = {
     "LL000": ("provider_unavailable",
               "connection failed or HTTP 5xx after all retries"),
     "LL001": ("provider_timeout",
-              "the call's deadline passed (dbms_cloud_ai.http_timeout or statement_timeout)"),
+              "the call's deadline passed (dbms_cloud_ai.http_timeout or statement_timeout; "
+              "for a memory job dbms_cloud_ai.memory_job_timeout)"),
     "LL002": ("provider_rate_limited",
               "HTTP 429 after all retries, or Retry-After beyond the deadline"),
     "LL003": ("provider_malformed_response",
@@ -244,8 +247,9 @@ SQLSTATES = {
               "location_uri host (PostgreSQL's own error; the wait ends within 0.1 s and nothing "
               "is written)"),
     "53400": ("configuration_limit_exceeded",
-              "a daily token budget (dbms_cloud_ai.set_token_budget) would be exceeded; "
-              "refused before any request is sent"),
+              "a daily token budget (dbms_cloud_ai.set_token_budget, or the owner's "
+              "set_profile_grant_budget of a shared profile) would be exceeded; refused before "
+              "any request is sent"),
     "54000": ("program_limit_exceeded",
               "a single row of a generated query's result is larger than "
               "dbms_cloud_ai.max_result_bytes; summarize or translate content that needs more "

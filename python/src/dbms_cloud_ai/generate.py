@@ -112,6 +112,7 @@ def _call(plpy, act: Action, prompt, profile_name, attributes_json, params_json,
     ctx = profiles.for_call(plpy, profile_name)
     overrides = attributes.parse_all(attributes.parse_json_object(attributes_json, "attributes"))
     sharing.check_overrides(ctx.profile.name, ctx.owner, overrides)
+    caps = sharing.check_caps(ctx.profile.name, ctx.owner, ctx.profile.attrs, overrides)
     attrs = attributes.merge(ctx.profile.attrs, overrides)
     if overrides:
         attributes.check_profile(attrs)
@@ -121,7 +122,7 @@ def _call(plpy, act: Action, prompt, profile_name, attributes_json, params_json,
     if act.history is not None:
         thread = conversations.for_call(plpy, params, attrs, ctx.profile.name,
                                         ctx.session_conversation,
-                                        rows_private=not data_access.enabled(ctx))
+                                        rows_private=not data_access.enabled(ctx), caps=caps)
     call = Call(plpy, prompt, act.name, ctx.profile, attrs, params, ctx, thread,
                 list(search_path or []), records=act.records)
     return call, _checked_request_id(call, request_id)

@@ -189,6 +189,7 @@ class CallContext:
     who: str | None = None                   # current_user
     budgets: dict | None = None              # token budgets that apply: {role or PUBLIC: tokens}
     owner: str | None = None                 # a shared profile's owner (None: the caller's own)
+    grant_budget: int | None = None          # a grantee's daily tokens through it (its grants' least)
 
 
 _CALL = f"""
@@ -203,7 +204,13 @@ _CALL = f"""
            pg_catalog.current_setting('{conversations.SESSION_GUC}', true) as conv,
            current_user::text as who,
            (select pg_catalog.json_object_agg(b.principal, b.daily_tokens)
-              from dbms_cloud_ai._token_budget b)::text as budgets,{timing.SETTINGS_COLUMNS}
+              from dbms_cloud_ai._token_budget b)::text as budgets,
+           (select pg_catalog.min(g.daily_tokens) from dbms_cloud_ai._profile_grant g
+             where g.profile_id = p.profile_id and p.owner <> current_user
+               and (g.grantee_oid = 0
+                    or (pg_catalog.pg_get_userbyid(g.grantee_oid) = g.grantee
+                        and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))))
+               as grant_budget,{timing.SETTINGS_COLUMNS}
       from dbms_cloud_ai._profile p
       left join dbms_cloud._credential c
         on c.owner = current_user and c.credential_name = p.credential_name
@@ -251,4 +258,5 @@ def for_call(plpy, profile_name, enabled_only: bool = True) -> CallContext:
     return CallContext(profile, credential, json.loads(row["aces"] or "[]"),
                        timing.stamped(row),
                        (row["conv"] or "").lower() or None, row["who"],
-                       json.loads(row["budgets"]) if row["budgets"] else {}, shared)
+                       json.loads(row["budgets"]) if row["budgets"] else {}, shared,
+                       row["grant_budget"] if shared else None)

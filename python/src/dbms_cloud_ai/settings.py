@@ -59,6 +59,8 @@ def _duration(seconds: float) -> str:
 SETTINGS = {s.name: s for s in (
     Setting("dbms_cloud_ai.http_timeout", "duration", 120.0, 0.001, 3600.0, "s", "'30s'",
             "the longest one model call may take, retries included"),
+    Setting("dbms_cloud_ai.memory_job_timeout", "duration", 20.0, 0.001, 3600.0, "s", "'20s'",
+            "the longest one model call of a memory job may take (the runner's session)"),
     Setting("dbms_cloud_ai.http_max_attempts", "integer", 3, 1, 10, example="3",
             what="attempts of one model call (timeouts, 429 and 5xx are retried)"),
     Setting("dbms_cloud_ai.schema_context_tokens", "integer", 12_000, 100, 1_000_000,
@@ -80,6 +82,17 @@ SETTINGS = {s.name: s for s in (
     Setting("dbms_cloud_ai.end_user", "text", None,
             what="the end user a trusted gateway vouches for (set by dbms_cloud_ai.set_end_user)"),
 )}
+
+
+def for_grantee(name: str, value, shared: bool):
+    """A setting that multiplies what a call costs, for a grantee of a shared
+    profile (``shared``): at most its default, whatever the grantee's session
+    says (the owner's key pays; issue 30, class 5).  Clamped, not refused: the
+    session's value stays right for the grantee's own profiles."""
+    return min(value, SETTINGS[name].default) if shared else value
+
+
+GRANTEE_CAPPED = ("dbms_cloud_ai.schema_context_tokens", "dbms_cloud_ai.max_text_calls")
 
 
 def seconds(raw: str | None, default_unit: str) -> float | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import db, names, writer
+from . import attributes, db, names, writer
 from .errors import InsufficientPrivilege, InvalidParameter, NullValue, UndefinedObject
 
 PUBLIC = "PUBLIC"
@@ -158,6 +158,55 @@ def check_overrides(profile_name: str, owner: str | None, overrides: dict) -> No
                  "dbms_cloud_ai.create_profile().")
 
 
+# What a grantee's call may send at most (issue 30, class 5): no more history
+# and no more objects than the owner's profile sends, and a summary request
+# only when the owner's profile makes them.
+CAPPED_ATTRIBUTES = ("conversation_length", "summarize_history", "object_list")
+
+
+def grantee_caps(owner_attrs: dict) -> dict:
+    """The caps of a grantee's call: the owner's profile's values, or their
+    defaults (conversation_length 10, summarize_history false, an object_list of
+    one entry: the current schema, summary_max_tokens 500)."""
+    objects = owner_attrs.get("object_list")
+    return {"conversation_length": owner_attrs.get("conversation_length")
+            or attributes.SPEC["conversation_length"][1],
+            "summarize_history": bool(owner_attrs.get("summarize_history",
+                                                      attributes.SPEC["summarize_history"][1])),
+            "object_list": len(objects) if objects else 1,
+            "summary_max_tokens": owner_attrs.get("summary_max_tokens")
+            or attributes.SPEC["summary_max_tokens"][1]}
+
+
+def check_caps(profile_name: str, owner: str | None, owner_attrs: dict,
+               overrides: dict) -> dict | None:
+    """For a grantee (``owner`` set): 42501 when its per-call attributes ask
+    for more than the owner's profile allows; else the caps (which
+    conversations.for_call applies to the conversation's own attributes)."""
+    if not owner:
+        return None
+    caps = grantee_caps(owner_attrs)
+    over = None
+    length = overrides.get("conversation_length")
+    if length is not None and length > caps["conversation_length"]:
+        over = ("conversation_length", length, caps["conversation_length"])
+    elif overrides.get("summarize_history") and not caps["summarize_history"]:
+        over = ("summarize_history", "true", "false")
+    elif overrides.get("object_list") and len(overrides["object_list"]) > caps["object_list"]:
+        over = ("object_list", f"{len(overrides['object_list'])} entries",
+                f"{caps['object_list']} entries")
+    if over is not None:
+        name, given, cap = over
+        raise InsufficientPrivilege(
+            f"attribute {name} of shared profile {profile_name} is capped by its owner's profile",
+            detail=f"Given {given}; the owner's profile allows at most {cap}. A grantee's "
+                   "conversation_length, summarize_history and object_list may not exceed "
+                   "the owner's (the owner's key pays for every request).",
+            hint=f"Lower {name} to at most {cap}, or create a profile of your own with "
+                 "dbms_cloud_ai.create_profile().")
+    return caps
+
+
 def owner_only(ref: Ref, what: str) -> InsufficientPrivilege:
     return InsufficientPrivilege(
         f"only the owner of profile {display(ref.owner, ref.name)} can {what}",
@@ -230,6 +279,22 @@ def revoke(plpy, profile_name, user_or_role_name) -> None:
             returning 1 as x""", ("int8", "oid"), (profile_id, oid)) is None:
         raise UndefinedObject(f"profile {name} is not shared with {role}",
                               hint="List its grants in dbms_cloud_ai.user_cloud_ai_profile_grants.")
+
+
+def set_grant_budget(plpy, profile_name, user_or_role_name, daily_tokens) -> None:
+    """The daily tokens each role holding this grant may spend through the
+    profile (NULL: none); 42704 when the profile is not shared with that role."""
+    profile_id, name = _own_profile(plpy, profile_name)
+    role, oid = grantee(plpy, user_or_role_name)
+    if daily_tokens is not None and daily_tokens < 0:
+        raise InvalidParameter(f"daily_tokens must be 0 or more, not {daily_tokens}",
+                               hint="Pass NULL to remove the budget.")
+    if writer.one(plpy, """
+            update dbms_cloud_ai._profile_grant set daily_tokens = $3
+             where profile_id = $1 and grantee_oid = $2 and owner = dbms_cloud_ai._caller()
+            returning 1 as x""", ("int8", "oid", "int8"), (profile_id, oid, daily_tokens)) is None:
+        raise UndefinedObject(f"profile {name} is not shared with {role}",
+                              hint="Share it first with dbms_cloud_ai.grant_profile_access().")
 
 
 # --- the credential of a shared profile ---------------------------------------------------

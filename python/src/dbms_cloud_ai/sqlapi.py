@@ -114,6 +114,11 @@ def revoke_profile_access(plpy, profile_name, user_or_role_name):
 
 
 @sql_entry
+def set_profile_grant_budget(plpy, profile_name, user_or_role_name, daily_tokens):
+    sharing.set_grant_budget(plpy, profile_name, user_or_role_name, daily_tokens)
+
+
+@sql_entry
 def profile_attribute_names(plpy):
     return [(name, attributes.display(default) if default is not None else None, text)
             for name, (_, default, text) in attributes.SPEC.items()]

@@ -265,10 +265,14 @@ class Thread:
 
 
 def for_call(plpy, params: dict, attrs: dict, profile_name: str,
-             session_id: str | None, rows_private: bool = False) -> Thread | None:
+             session_id: str | None, rows_private: bool = False,
+             caps: dict | None = None) -> Thread | None:
     """``session_id`` is the setting dbms_cloud_ai.conversation_id as the call's
     first query read it (profiles.for_call), lower-cased.  ``rows_private``:
-    data access is disabled, narrate answers are withheld (data_access.py)."""
+    data access is disabled, narrate answers are withheld (data_access.py).
+    ``caps`` (a grantee of a shared profile: sharing.check_caps): the
+    conversation's own conversation_length, summarize_history and
+    summary_max_tokens are clamped to them (the owner's key pays)."""
     explicit = params.get("conversation_id")
     if explicit is not None:
         cid = parse_id(explicit)
@@ -294,6 +298,12 @@ def for_call(plpy, params: dict, attrs: dict, profile_name: str,
                 hint=_HINT_CREATE if explicit is not None else
                 "Call dbms_cloud_ai.clear_conversation_id() or set_conversation_id() with a live id.")
         length = conv["conversation_length"] or attrs.get("conversation_length") or DEFAULT_LENGTH
+        if caps is not None:
+            length = min(length, caps["conversation_length"])
+            if not caps["summarize_history"]:
+                conv = {**conv, "summarize_history": False}
+            elif (conv["summary_max_tokens"] or 0) > caps["summary_max_tokens"]:
+                conv = {**conv, "summary_max_tokens": caps["summary_max_tokens"]}
         condense = summaries.state(conv, attrs)
         # Newest first, after the summary (when summarising): the window, then
         # what fell out of it since the summary was made.  Bounded at any length.

@@ -28,9 +28,10 @@ MAX_SUBJECT = 256
 _KEY = secrets.token_bytes(32)          # per backend: assertions never leave it
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
-ORG_DEFAULTS = {"enabled": False, "max_memories": 200, "idle_minutes": 15, "recall_tokens": 400}
+ORG_DEFAULTS = {"enabled": False, "max_memories": 200, "idle_minutes": 15, "recall_tokens": 400,
+                "max_pending_jobs": 1000}
 ORG_LIMITS = {"max_memories": (1, 100_000), "idle_minutes": (0, 10_080),
-              "recall_tokens": (0, 100_000)}
+              "recall_tokens": (0, 100_000), "max_pending_jobs": (1, 100_000)}
 
 
 @dataclass
@@ -43,6 +44,7 @@ class Identity:
     max_memories: int
     idle_minutes: int
     recall_tokens: int
+    max_pending_jobs: int    # pending promotion jobs one role may have (memory/jobs.py)
 
 
 _CURRENT = """
@@ -50,7 +52,7 @@ _CURRENT = """
            coalesce(r.organization, pg_catalog.current_database()::text) as organization,
            coalesce(r.identity, 'role') as source,
            pg_catalog.current_setting('dbms_cloud_ai.end_user', true) as asserted,
-           o.enabled, o.max_memories, o.idle_minutes, o.recall_tokens
+           o.enabled, o.max_memories, o.idle_minutes, o.recall_tokens, o.max_pending_jobs
       from (select) d
       left join dbms_cloud_ai._memory_role r on r.role_name = current_user
       left join dbms_cloud_ai._memory_organization o
@@ -147,21 +149,25 @@ def set_org(plpy, function, organization, **changes) -> None:
     cols = {**ORG_DEFAULTS, **changes}
     db.query(plpy, """
         insert into dbms_cloud_ai._memory_organization
-               (organization, enabled, max_memories, idle_minutes, recall_tokens)
-        values ($1, $2, $3, $4, $5)
+               (organization, enabled, max_memories, idle_minutes, recall_tokens, max_pending_jobs)
+        values ($1, $2, $3, $4, $5, $6)
         on conflict (organization) do update
-           set enabled = case when $6 then excluded.enabled
+           set enabled = case when $7 then excluded.enabled
                               else dbms_cloud_ai._memory_organization.enabled end,
-               max_memories = case when $7 then excluded.max_memories
+               max_memories = case when $8 then excluded.max_memories
                                    else dbms_cloud_ai._memory_organization.max_memories end,
-               idle_minutes = case when $8 then excluded.idle_minutes
+               idle_minutes = case when $9 then excluded.idle_minutes
                                    else dbms_cloud_ai._memory_organization.idle_minutes end,
-               recall_tokens = case when $9 then excluded.recall_tokens
+               recall_tokens = case when $10 then excluded.recall_tokens
                                     else dbms_cloud_ai._memory_organization.recall_tokens end,
+               max_pending_jobs = case when $11 then excluded.max_pending_jobs
+                                       else dbms_cloud_ai._memory_organization.max_pending_jobs end,
                modified = pg_catalog.now(), modified_by = current_user""",
-             ("text", "bool", "int4", "int4", "int4", "bool", "bool", "bool", "bool"),
+             ("text", "bool", "int4", "int4", "int4", "int4", "bool", "bool", "bool", "bool",
+              "bool"),
              (org, cols["enabled"], cols["max_memories"], cols["idle_minutes"],
-              cols["recall_tokens"]) + tuple(k in changes for k in ORG_DEFAULTS))
+              cols["recall_tokens"], cols["max_pending_jobs"])
+             + tuple(k in changes for k in ORG_DEFAULTS))
 
 
 def set_attribute(plpy, attribute_name, attribute_value, organization) -> None:

@@ -24,6 +24,27 @@ failed embedding request does not fail the job: the fact is stored without a
 vector (found by words, as without embedding_model) and the failure is in the
 calls accounting.  Retrying the job would pay the extraction again for a fact
 it already has; a later job that extracts the same fact embeds it then.
+
+One tenant cannot starve another (issue 30, class 5):
+
+- **Fair claiming.**  A batch takes at most PER_OWNER_BATCH due jobs of one
+  owner, round-robin: every owner's oldest due job, then every owner's second,
+  and so on; within a round the oldest due first.
+- **A short deadline.**  Each request of a job waits at most
+  ``dbms_cloud_ai.memory_job_timeout`` (the runner's setting, 20 s by default;
+  model/timing.py), not an interactive call's ``http_timeout``.
+- **Back-off.**  A job whose request timed out (LL001) counts one timeout for
+  its owner; while an owner has ``n`` timeouts since its last extraction that
+  answered, its jobs are not claimed (nor run, when claimed in the same batch)
+  until 2^(n-1) minutes (at most BACKOFF_MAX_MINUTES) after its last timeout.
+  An extraction that answers resets the count.
+- **A cap on pending jobs.**  An owner holds at most the organization's
+  ``max_pending_jobs`` pending jobs: a turn of a conversation that has no
+  pending (or running) job when the owner is at the cap queues nothing (the
+  turn itself succeeds; the conversation is promoted by a later turn once there
+  is room, reading its newest MAX_PROMPTS unread prompts).  The count is read
+  in the statement that queues, so concurrent turns of one owner may each
+  pass it once.
 """
 
 from __future__ import annotations
@@ -51,6 +72,8 @@ MAX_FACTS = 20              # per extraction
 MAX_ATTEMPTS = 3            # provider failures are retried on later runs
 RETRY_MINUTES = 5
 LEASE_MINUTES = 15          # a claimed job whose runner vanished is taken again
+PER_OWNER_BATCH = 10        # due jobs of one owner one batch takes at most
+BACKOFF_MAX_MINUTES = 60    # the longest back-off of an owner whose jobs time out
 _SPACE = re.compile(r"\s+")
 
 _EXTRACT_SYSTEM = (
@@ -71,7 +94,9 @@ EXTRACT_VERSION = accounting.version("memory-extract", _EXTRACT_SYSTEM, "message
 # --- enqueue --------------------------------------------------------------------
 
 def enqueue(plpy, ident, conversation_id: str, profile_name: str, prompt_id: str) -> None:
-    """(Re)schedule the conversation's job: due idle_minutes after this turn.
+    """(Re)schedule the conversation's job: due idle_minutes after this turn;
+    nothing when the conversation has no pending or running job and its owner
+    already has the organization's max_pending_jobs pending (never an error).
 
     A prompt's seq is taken at its insert but the prompt is seen at its commit:
     a run may have read, and gone past, a newer prompt while this one was not
@@ -80,7 +105,12 @@ def enqueue(plpy, ident, conversation_id: str, profile_name: str, prompt_id: str
     writer.query(plpy, """
         insert into dbms_cloud_ai._memory_job as j
                (conversation_id, organization, subject, profile_name, due_at)
-        values ($1::uuid, $2, $3, $4, pg_catalog.now() + pg_catalog.make_interval(mins => $5))
+        select $1::uuid, $2, $3, $4, pg_catalog.now() + pg_catalog.make_interval(mins => $5)
+         where exists (select from dbms_cloud_ai._memory_job q
+                        where q.conversation_id = $1::uuid and q.status in ('pending', 'running'))
+            or (select pg_catalog.count(*) from dbms_cloud_ai._memory_job q
+                 where q.owner = dbms_cloud_ai._caller() and q.status = 'pending'
+                   and q.conversation_id <> $1::uuid) < $7
         on conflict (conversation_id) do update
            set organization = excluded.organization, subject = excluded.subject,
                profile_name = excluded.profile_name, due_at = excluded.due_at,
@@ -89,9 +119,9 @@ def enqueue(plpy, ident, conversation_id: str, profile_name: str, prompt_id: str
                extracted_through = least(j.extracted_through, coalesce(
                    (select p.seq operator(pg_catalog.-) 1 from dbms_cloud_ai._conversation_prompt p
                      where p.conversation_prompt_id = $6::uuid), j.extracted_through))""",
-             ("text", "text", "text", "text", "int4", "text"),
+             ("text", "text", "text", "text", "int4", "text", "int4"),
              (conversation_id, ident.organization, ident.subject, profile_name,
-              ident.idle_minutes, prompt_id))
+              ident.idle_minutes, prompt_id, ident.max_pending_jobs))
 
 
 # --- claim ----------------------------------------------------------------------
@@ -113,17 +143,75 @@ def claim(plpy, batch_size: int, token: str) -> list[str]:
          where status = 'running'
            and claimed_at < pg_catalog.now() - pg_catalog.make_interval(mins => $1)""",
              ("int4",), (LEASE_MINUTES,))
-    rows = w.query(plpy, """
-        update dbms_cloud_ai._memory_job j
-           set status = 'running', run_token = $2::uuid, claimed_at = pg_catalog.now(),
-               attempts = j.attempts operator(pg_catalog.+) 1
-         where j.conversation_id in (
-               select q.conversation_id from dbms_cloud_ai._memory_job q
-                where q.status = 'pending' and q.due_at <= pg_catalog.now()
-                order by q.due_at limit $1
-                  for update skip locked)
-        returning j.conversation_id::text as id""", ("int4", "text"), (batch_size, token))
-    return [r["id"] for r in rows]
+    rows = w.query(plpy, _CLAIM, ("int4", "text", "int4", "int4"),
+                   (batch_size, token, PER_OWNER_BATCH, BACKOFF_MAX_MINUTES))
+    # In the order the runner takes them (RETURNING follows the table's order).
+    return [r["id"] for r in sorted(rows, key=lambda r: (r["place"], r["due_at"]))]
+
+
+# An owner's back-off: its timeouts since its last extraction that answered,
+# and when it ends (2^(n-1) minutes after the last, at most {max} minutes).
+_BACKOFF = """
+    select b.owner, b.last operator(pg_catalog.+) pg_catalog.make_interval(mins => least(
+               {max}, 1 operator(pg_catalog.<<) least(b.n operator(pg_catalog.-) 1, 6)::int4))
+               as until
+      from (select t.owner, pg_catalog.sum(t.timeouts)::int8 as n,
+                   pg_catalog.max(t.timed_out_at) as last
+              from dbms_cloud_ai._memory_job t where t.timeouts > 0 group by t.owner) b"""
+
+# Round-robin by owner: at most $3 of each owner's oldest due jobs (locked,
+# skipping those another runner holds), ranked by their place in their owner's
+# queue, then by due time; none of an owner in back-off.
+_CLAIM = """
+    with backoff as (""" + _BACKOFF.format(max="$4") + """),
+    owners as (
+        select distinct q.owner from dbms_cloud_ai._memory_job q
+         where q.status = 'pending' and q.due_at <= pg_catalog.now()
+           and not exists (select from backoff b
+                            where b.owner = q.owner and b.until > pg_catalog.now())),
+    taken as (
+        select c.conversation_id,
+               pg_catalog.row_number() over (partition by o.owner order by c.due_at) as place,
+               c.due_at
+          from owners o
+          cross join lateral (
+               select q.conversation_id, q.due_at from dbms_cloud_ai._memory_job q
+                where q.owner = o.owner and q.status = 'pending'
+                  and q.due_at <= pg_catalog.now()
+                order by q.due_at limit $3
+                  for update skip locked) c),
+    chosen as (
+        select t.conversation_id, t.place, t.due_at from taken t
+         order by t.place, t.due_at limit $1)
+    update dbms_cloud_ai._memory_job j
+       set status = 'running', run_token = $2::uuid, claimed_at = pg_catalog.now(),
+           attempts = j.attempts operator(pg_catalog.+) 1
+      from chosen c
+     where j.conversation_id = c.conversation_id
+    returning j.conversation_id::text as id, c.place, c.due_at"""
+
+
+def backoff_minutes(plpy, owner: str) -> int:
+    """Whole minutes left of ``owner``'s back-off (0: none)."""
+    row = db.one(plpy, "select pg_catalog.ceil(extract(epoch from x.until operator(pg_catalog.-) "
+                       "pg_catalog.now()) / 60)::int4 as m from (" + _BACKOFF.format(max="$2")
+                 + ") x where x.owner = $1", ("text", "int4"), (owner, BACKOFF_MAX_MINUTES))
+    return max(0, row["m"] or 0) if row else 0
+
+
+def _timed_out(plpy, conversation_id: str) -> None:
+    """One more timeout of this job's owner (its back-off grows)."""
+    writer.query(plpy, """
+        update dbms_cloud_ai._memory_job
+           set timeouts = timeouts operator(pg_catalog.+) 1, timed_out_at = pg_catalog.now()
+         where conversation_id = $1::uuid""", ("text",), (conversation_id,))
+
+
+def _answered(plpy) -> None:
+    """An extraction of this owner answered in time: its back-off ends."""
+    writer.query(plpy, """
+        update dbms_cloud_ai._memory_job set timeouts = 0, timed_out_at = null
+         where owner = dbms_cloud_ai._caller() and timeouts > 0""")
 
 
 def _runner_writes(plpy):
@@ -239,6 +327,13 @@ def run(plpy, conversation_id: str, token: str) -> str:
         return finish("stopped", "no_model: model")
     if not rows:
         return finish("done", "no_new_messages")
+    waited = backoff_minutes(plpy, job["owner"])
+    if waited:      # an earlier job of this batch timed out: not this one's turn yet
+        writer.query(plpy, "update dbms_cloud_ai._memory_job set attempts = attempts "
+                           "operator(pg_catalog.-) 1 where conversation_id = $1::uuid and "
+                           "run_token = $2::uuid", ("text", "text"), (conversation_id, token))
+        return finish("pending", "owner_backoff", retry_minutes=waited)
+    ctx.settings["background"] = True   # memory_job_timeout bounds each request (model/timing.py)
     if not data_access.enabled(ctx):     # narrate answers restate rows: not sent
         groups = {k: data_access.withheld(g) for k, g in groups.items()}
     requests = {subject: extraction_request(g) for subject, g in groups.items()}
@@ -252,6 +347,8 @@ def run(plpy, conversation_id: str, token: str) -> str:
     for subject, messages in requests.items():
         completion, error = _extract(plpy, ctx, attrs, conversation_id, messages)
         if error is not None:
+            if error.sqlstate == "LL001":
+                _timed_out(plpy, conversation_id)
             status = getattr(error, "status", None)
             reason = f"provider_error: {error.sqlstate}" + (f" http {status}" if status else "")
             retry = job["attempts"] < MAX_ATTEMPTS and error.sqlstate in ("LL000", "LL001",
@@ -259,6 +356,7 @@ def run(plpy, conversation_id: str, token: str) -> str:
             return finish("pending" if retry else "failed", reason,
                           retry_minutes=RETRY_MINUTES * job["attempts"])
         call_id = completion.extra.get("call_id")
+        _answered(plpy)
         try:
             proposed = parse_facts(completion.text)
         except ValueError as e:

@@ -10,6 +10,12 @@ of the same statement (a repair, a tool round, a summary, a narration): no
 request gets the whole statement_timeout again, and none overruns it, which
 would lose the answer to PostgreSQL's cancel (57014) instead of a clean
 ProviderTimeout (LL001) while there is still time to report it.
+
+A background call (a memory job's extraction and embeddings: ``background``
+set in the stamped settings by memory/jobs.py) is further bounded by
+dbms_cloud_ai.memory_job_timeout, which the runner's session sets (default
+20 s, far below an interactive call's 2 min): one tenant's slow model cannot
+hold the runner, and every other tenant's promotion, for long.
 """
 
 from __future__ import annotations
@@ -31,11 +37,12 @@ SETTINGS_COLUMNS = """
            pg_catalog.current_setting('dbms_cloud_ai.http_timeout', true) as ht,
            pg_catalog.current_setting('dbms_cloud_ai.http_max_attempts', true) as ma,
            pg_catalog.current_setting('dbms_cloud_ai.schema_context_tokens', true) as sct,
+           pg_catalog.current_setting('dbms_cloud_ai.memory_job_timeout', true) as bt,
            pg_catalog.current_setting('transaction_read_only') as ro,
            pg_catalog.pg_current_xact_id_if_assigned()::text as xid,
            (select s.value from dbms_cloud_ai._admin_setting s where s.setting = 'max_wait') as mw,
            coalesce((select d.enabled from dbms_cloud_ai._data_access d), true) as data_access"""
-KEYS = ("elapsed", "st", "ht", "ma", "sct", "ro", "xid", "mw", "data_access")
+KEYS = ("elapsed", "st", "ht", "ma", "sct", "bt", "ro", "xid", "mw", "data_access")
 _READ = "select" + SETTINGS_COLUMNS
 
 
@@ -60,6 +67,8 @@ def deadline(plpy, row: dict | None, provider: str) -> tuple[float, int]:
     now = time.monotonic()
     wait = min(settings.value("dbms_cloud_ai.http_timeout", row["ht"]),
                row.get("mw") or DEFAULT_MAX_WAIT)
+    if row.get("background"):
+        wait = min(wait, settings.value("dbms_cloud_ai.memory_job_timeout", row.get("bt")))
     attempts = settings.value("dbms_cloud_ai.http_max_attempts", row["ma"])
     end = now + wait
     st = settings.seconds(row["st"], "ms")

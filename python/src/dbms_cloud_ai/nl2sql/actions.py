@@ -115,7 +115,8 @@ def build_prompt(plpy, call, search_path: list[str]) -> Prompt:
     entries = schema_context.scope_of(attrs.get("object_list"), search_path)
     catalog = schema_context.load(plpy, entries)
     asked_before = [m["content"] for m in call.history() if m["role"] == "user"]
-    budget = schema_context.budget_tokens(call.ctx.settings.get("sct") if call.ctx else None)
+    budget = schema_context.budget_tokens(call.ctx.settings.get("sct") if call.ctx else None,
+                                          call.ctx is not None and call.ctx.owner is not None)
     selection = schema_context.select(catalog, call.prompt, asked_before, attrs, budget)
     hints = {}
     if attrs.get("value_hints", True) and data_access.enabled(call.ctx):

@@ -411,8 +411,10 @@ class Selection:
     texts: list[str]             # the DDL of each described table
 
 
-def budget_tokens(raw: str | None) -> int:
-    return settings.value("dbms_cloud_ai.schema_context_tokens", raw)
+def budget_tokens(raw: str | None, shared: bool = False) -> int:
+    """The setting; for a grantee of a shared profile (``shared``) at most its default."""
+    name = "dbms_cloud_ai.schema_context_tokens"
+    return settings.for_grantee(name, settings.value(name, raw), shared)
 
 
 def select(catalog: Catalog, question: str, history: list[str], attrs: dict,

@@ -47,10 +47,10 @@ def batch_rows(table: tables.Table, opts: Options, max_tokens: int) -> int:
     return max(1, min(opts.batch_rows, fit))
 
 
-def _check_calls(plpy, planned: int):
+def _check_calls(plpy, planned: int, shared: bool = False):
     raw = db.one(plpy, "select pg_catalog.current_setting($1, true) as v", ("text",),
                  (CALLS_GUC,))["v"]
-    cap = settings.value(CALLS_GUC, raw)
+    cap = settings.for_grantee(CALLS_GUC, settings.value(CALLS_GUC, raw), shared)
     if planned > cap:
         raise TooManyCalls(f"generating these rows needs {planned} model calls, more than "
                            f"{CALLS_GUC} ({cap})",
@@ -74,7 +74,7 @@ def generate(plpy, profile_name, targets, opts: Options, search_path) -> str:
     max_tokens = attrs.get("max_tokens") or 1024
     batches = {t.oid: batch_rows(t, opts, max_tokens) for t in found}
     _check_calls(plpy, sum(math.ceil(t.target.record_count / batches[t.oid])
-                           for t in found if t.model_columns))
+                           for t in found if t.model_columns), ctx.owner is not None)
     report = []
     with accounting.turn(plpy, ctx, ctx.profile.name, ACTION):
         for table in tables.in_dependency_order(found):

@@ -72,10 +72,12 @@ def context_window(attrs: dict) -> tuple[int, str]:
     return found[0], f"the table entry for {found[1]}*"
 
 
-def max_calls(plpy) -> int:
+def max_calls(plpy, ctx=None) -> int:
+    """The setting; for a grantee of a shared profile at most its default."""
     raw = db.one(plpy, "select pg_catalog.current_setting($1, true) as v", ("text",),
                  (CALLS_GUC,))["v"]
-    return settings.value(CALLS_GUC, raw)
+    return settings.for_grantee(CALLS_GUC, settings.value(CALLS_GUC, raw),
+                                ctx is not None and ctx.owner is not None)
 
 
 # --- chunks ---------------------------------------------------------------------------------
@@ -388,9 +390,10 @@ def summary_calls(n: int, method: str, group: int) -> int:
     return n if method == "iterative_refinement" else n + combine_calls(n, group)
 
 
-def _check_cap(plpy, calls: int, what: str, length: int, n: int, plan: Plan, fn: str) -> int:
+def _check_cap(plpy, ctx, calls: int, what: str, length: int, n: int, plan: Plan,
+               fn: str) -> int:
     """Refuse before the first call when the content needs more calls than the cap; the cap."""
-    cap = max_calls(plpy)
+    cap = max_calls(plpy, ctx)
     if calls > cap:
         raise TooManyCalls(
             f"{what} of {length} characters needs {calls} model calls, more than "
@@ -429,7 +432,7 @@ def summarize_text(plpy, ctx, attrs, content: str, opts: SummaryOptions,
         return content
     chunks = split(text, plan.target)
     n = len(chunks)
-    cap = _check_cap(plpy, summary_calls(n, opts.method, plan.group), "summarizing content",
+    cap = _check_cap(plpy, ctx, summary_calls(n, opts.method, plan.group), "summarizing content",
                      len(text), n, plan, fn)
     call = _Caller(plpy, attrs, ctx)
     summary = _summary_of(call, chunks, opts, user_prompt, plan)
@@ -704,7 +707,7 @@ def translate_text(plpy, ctx, attrs, text: str, src, tgt, plan: Plan, fn: str) -
     trail = text[len(text.rstrip()):]
     chunks = split(core, plan.target)
     n = len(chunks)
-    _check_cap(plpy, n, "translating text", len(core), n, plan, fn)
+    _check_cap(plpy, ctx, n, "translating text", len(core), n, plan, fn)
     call = _Caller(plpy, attrs, ctx)
     out = []
     for i, chunk in enumerate(chunks, 1):
