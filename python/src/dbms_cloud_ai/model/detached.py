@@ -57,18 +57,26 @@ def begin(plpy, settings: dict[str, str] | None = None,
           name: str = "dbms_cloud_ai.generate_detached") -> None:
     """Start a detached call: commit (refused inside a transaction block) and pin."""
     global _active
+    start(plpy, name,
+          detail="It commits before each model request, so that nothing is held while "
+                 "the model answers.",
+          hint="CALL it on its own (autocommit, not after BEGIN, not from a function), "
+               "or use dbms_cloud_ai.generate() inside the transaction.",
+          settings=settings)
+    _active = True
+
+
+def start(plpy, name: str, detail: str, hint: str,
+          settings: dict[str, str] | None = None) -> None:
+    """The first step of every committing procedure: commit (2D000 inside a
+    transaction block, before anything is done or locked) and pin."""
     try:
         # Also ends the CALL's own transaction, which has done nothing yet.
         plpy.commit()
     except plpy.SPIError:
         raise InvalidTransactionTermination(
-            f"{name} cannot run inside a transaction block",
-            detail="It commits before each model request, so that nothing is held while "
-                   "the model answers.",
-            hint="CALL it on its own (autocommit, not after BEGIN, not from a function), "
-                 "or use dbms_cloud_ai.generate() inside the transaction.") from None
+            f"{name} cannot run inside a transaction block", detail=detail, hint=hint) from None
     pin(plpy, settings or {})
-    _active = True
 
 
 def end() -> None:
