@@ -482,3 +482,34 @@ def test_drop_role_data_removes_the_hnsw_indexes(docs, llm, db):
     finally:
         drop_role(db.admin, "ghost_ann")
         db.admin.execute("drop table if exists public.ghost_ann_docs")
+
+
+def test_a_drop_never_queues_behind_an_open_reader(docs, llm, bob, db):
+    """A reader's open transaction (ACCESS SHARE on the chunks table, which any role
+    may take) makes the maintenance's DROP INDEX wait: it takes its lock with NOWAIT
+    and gives up after a few tries, so it never sits in the lock queue where every
+    later narrate would wait behind it.  The drop is left to the next maintenance."""
+    bobs_index(bob, llm)
+    reader = db.connect("bob")
+    reader.autocommit = False
+    reader.execute("select count(*) from dbms_cloud_ai._vector_chunk")
+    docs.execute("select dbms_cloud_ai.drop_vector_index('DOCS', include_data => true)")
+    notices: list[str] = []
+    docs.add_notice_handler(lambda d: notices.append(d.message_primary))
+    done = threading.Event()
+
+    def run():
+        maintain(docs)
+        done.set()
+    worker = threading.Thread(target=run, daemon=True)
+    t = time.monotonic()
+    worker.start()
+    time.sleep(0.3)
+    narrate_soon(bob, llm, within=1.5)        # while the maintenance retries: not queued
+    assert done.wait(10) and time.monotonic() - t < 6
+    worker.join(5)
+    assert [n for n in notices if "busy" in n]
+    assert len(ann_indexes(docs)) == 2        # left to the next maintenance
+    reader.commit()
+    maintain(docs)
+    assert len(ann_indexes(docs)) == 1

@@ -310,8 +310,17 @@ begin
         end if;
     end if;
     if v_owner is not null then
-        select pg_catalog.cardinality(c.embedding) into v_dims from dbms_cloud_ai._vector_chunk c
-         where c.index_id operator(pg_catalog.=) p_index and c.embedding is not null limit 1;
+        -- The dimensions of its chunks, read in a block that is then undone: the
+        -- read's ACCESS SHARE lock on the chunks table goes with it (the value
+        -- stays), so two maintenances that each drop an index never make each
+        -- other's NOWAIT fail.
+        begin
+            select pg_catalog.cardinality(c.embedding) into v_dims from dbms_cloud_ai._vector_chunk c
+             where c.index_id operator(pg_catalog.=) p_index and c.embedding is not null limit 1;
+            raise exception using errcode = 'DCAV0';
+        exception when sqlstate 'DCAV0' then
+            null;
+        end;
         select n.nspname into v_schema
           from pg_catalog.pg_extension e
           join pg_catalog.pg_namespace n on n.oid operator(pg_catalog.=) e.extnamespace
