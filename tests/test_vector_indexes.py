@@ -738,3 +738,27 @@ def test_administrators_read_no_content_derived_column_of_an_index_not_shared_wi
     assert admin.execute("select last_refresh_status, last_refresh_error "
                          "from dbms_cloud_ai.user_cloud_vector_indexes").fetchall() == [("OK", None)]
     assert content_row(admin, "ai_admin") == [([], None)]
+
+
+def test_a_grantee_retrieves_by_words_beyond_the_newest_chunks(alice, bob, llm):
+    """Retrieval reads the index's common words as the package's owner role, for
+    the owner and for a grantee alike (_vector_index_content, policy
+    vector_index_content_search).  The words step read them from the index row
+    before, which that role could not see for a grantee: a grantee's question
+    matched no word and only the newest 300 chunks were scored."""
+    make_docs(alice, docs={1: "The office cafeteria opens at eight in the morning."})
+    create_index(alice, llm)
+    alice.execute("insert into handbook select i, 'Filler paragraph ' || i || ' about storage rooms.' "
+                  "from generate_series(2, 321) i")
+    assert alice.execute("select dbms_cloud_ai.refresh_vector_index('DOCS')").fetchone()[0] == 320
+    alice.execute("select dbms_cloud_ai.grant_vector_index_access('DOCS', 'bob')")
+    alice.execute("select dbms_cloud_ai.grant_profile_access('EMB', 'bob')")
+    make_profile(bob, llm, "BRAG", credential="BCRED", key="sk-bob-own",
+                 vector_index_name='"alice"."DOCS"', enable_sources=True)
+    make_profile(alice, llm, "RAG", credential="RCRED", vector_index_name="DOCS",
+                 enable_sources=True)
+    for conn, profile in ((alice, "RAG"), (bob, "BRAG")):
+        llm.script(Answer("At eight."))
+        out = generate(conn, "When does the cafeteria open?", profile, "narrate")
+        assert out.startswith("At eight.") and "  - alice.handbook:1" in out.splitlines(), \
+            (profile, out)
