@@ -55,7 +55,7 @@ _PREFIX = "vector_chunk_ann_"
 _STEP = "select dbms_cloud_ai._vector_ann_step($1::uuid, dbms_cloud_ai._caller()) as done"
 _MAX_STEPS = 100           # per vector index and call: each step drops or builds one index
 _PROGRESS = ("dropped", "built")
-# pgvector's schema, as _vector_ann_index finds it (0.5.0 or later: HNSW; usable
+# pgvector's schema, as _vector_ann_step finds it (0.5.0 or later: HNSW; usable
 # by dbms_cloud_ai_owner, which runs the search: an administrator grants USAGE on
 # a schema other than public, docs/reference/vector-indexes.md), when the vector
 # index has its HNSW index ($1): one round trip.
