@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from fake_llm import Answer, Raw
 from helpers import API_KEY, case, generate, hint_of, make_profile, raises
-from test_retention_cron import cron_db  # noqa: F401 - a fixture
+from test_retention_cron import _version, _wait, cron_db  # noqa: F401 - a fixture
 
 DOCS = {
     1: "The office cafeteria opens at eight in the morning and closes at three.",
@@ -452,6 +452,45 @@ def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
         assert su.execute("select count(*) from cron.job where jobname = %s", (job,)).fetchone()[0] == 0
     finally:
         su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
+        su.execute("drop table if exists alice.handbook")
+        su.execute("revoke usage on schema cron from alice")
+
+
+def test_pg_cron_runs_the_refresh_job_procedure(cron_db, llm):
+    """The job's command is a CALL of the committing procedure (refresh, commit, then
+    the HNSW maintenance): pg_cron runs it at top level, as the owner, and it succeeds."""
+    su, version, conns = cron_db
+    # pg_cron 1.5 added schedules in seconds; before it the finest is a minute.
+    schedule, timeout = ("1 seconds", 20) if _version(version) >= (1, 5) else ("* * * * *", 75)
+    su.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
+    su.execute("grant usage on schema cron to alice")
+    su.execute("create schema if not exists alice authorization alice")
+    alice = psycopg.connect(host=su.info.host, port=su.info.port, user="alice",
+                            dbname=su.info.dbname, autocommit=True)
+    conns.append(alice)
+    try:
+        make_docs(alice)
+        create_index(alice, llm, refresh_rate=5)
+        alice.execute("update handbook set body = 'Parking is free on Sundays.' where id = 2")
+        (job,) = su.execute("select jobid from cron.job where jobname = "
+                            "'dbms_cloud_ai vector index alice.DOCS'").fetchone()
+        su.execute("select cron.alter_job(%s, schedule => %s)", (job, schedule))
+
+        def ran():
+            failed = su.execute("select return_message from cron.job_run_details "
+                                "where jobid = %s and status = 'failed'", (job,)).fetchall()
+            assert not failed, f"pg_cron runs failed: {failed}"
+            return su.execute("select count(*) from cron.job_run_details "
+                              "where jobid = %s and status = 'succeeded'", (job,)).fetchone()[0]
+        _wait("pg_cron ran no refresh job", ran, timeout)
+        su.execute("select cron.unschedule(%s)", (job,))
+        assert outcome(alice)[:2] == ("OK", None)
+        assert alice.execute("select content from dbms_cloud_ai._vector_chunk "
+                             "where source = 'alice.handbook:2'").fetchone()[0] \
+            == "Parking is free on Sundays."
+    finally:
+        su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
+        su.execute("delete from cron.job_run_details where username = 'alice'")
         su.execute("drop table if exists alice.handbook")
         su.execute("revoke usage on schema cron from alice")
 
