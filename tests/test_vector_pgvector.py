@@ -292,7 +292,7 @@ def test_only_the_package_runs_the_index_ddl(docs, bob, db):
     for conn in (docs, bob, admin):
         for sql, args in (("select dbms_cloud_ai._vector_ann_step(%s::uuid, 'alice')", (index_id,)),
                           ("select dbms_cloud_ai._vector_ann_step(null, 'alice')", ()),
-                          ("select dbms_cloud_ai._vector_ann_lock_nowait()", ())):
+                          ("select dbms_cloud_ai._vector_ann_lock_nowait(true)", ())):
             with raises("42501"):
                 conn.execute(sql, args)
     for conn in (docs, bob):
@@ -513,3 +513,39 @@ def test_a_drop_never_queues_behind_an_open_reader(docs, llm, bob, db):
     reader.commit()
     maintain(docs)
     assert len(ann_indexes(docs)) == 1
+
+
+def test_a_build_never_queues_behind_an_open_refresh(docs, llm, bob, db):
+    """alice's refresh left open holds ROW EXCLUSIVE on the chunks table: bob's
+    maintenance cannot build his HNSW index (SHARE), and takes the lock with NOWAIT
+    instead of waiting in the queue, where carol's refresh would wait behind it."""
+    make_docs(bob, table="bobdocs")
+    create_index(bob, llm, name="BOBS", table="bobdocs", profile="BEMB")     # no HNSW index yet
+    carol = db.connect("carol")
+    make_docs(carol, table="caroldocs")
+    create_index(carol, llm, name="CAROLS", table="caroldocs", profile="CEMB2")
+    docs.execute("update handbook set body = body || ' Ask them.' where id = 2")
+    open_tx = db.connect("alice")
+    open_tx.autocommit = False
+    assert open_tx.execute("select dbms_cloud_ai.refresh_vector_index('DOCS')").fetchone()[0] == 1
+    notices: list[str] = []
+    bob.add_notice_handler(lambda d: notices.append(d.message_primary))
+    done = threading.Event()
+
+    def run():
+        maintain(bob)
+        done.set()
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    time.sleep(0.3)
+    carol.execute("insert into caroldocs values (4, 'Badges are renewed every year.')")
+    t = time.monotonic()
+    assert carol.execute("select dbms_cloud_ai.refresh_vector_index('CAROLS')").fetchone()[0] == 1
+    assert time.monotonic() - t < 1.5                # not queued behind bob's build
+    assert done.wait(10)
+    worker.join(5)
+    assert [n for n in notices if "busy" in n]
+    assert len(ann_indexes(bob)) == 1                # alice's only
+    open_tx.commit()
+    maintain(bob)
+    assert len(ann_indexes(bob)) == 2

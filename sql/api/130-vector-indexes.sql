@@ -254,18 +254,22 @@ comment on view dbms_cloud_ai.user_cloud_vector_index_grants is
 -- refresh) would wait.  So no function runs them: only the procedures
 -- maintain_vector_indexes and refresh_vector_index_job, one DDL per transaction
 -- that commits at once (rag/ann.py), and drop_role_data, an administrator's.
--- CONCURRENTLY is refused below top level, so a DROP takes its lock with
--- NOWAIT (retried a few times, never queued: a queued ACCESS EXCLUSIVE request
--- would block every reader behind it) and a build waits at most the session's
--- lock_timeout (a SHARE request queues writers only).
-create function dbms_cloud_ai._vector_ann_lock_nowait()
+-- CONCURRENTLY is refused below top level, so each takes its lock with NOWAIT,
+-- retried a few times, and never waits in the lock queue: a queued ACCESS
+-- EXCLUSIVE request would stop every reader behind it, a queued SHARE request
+-- every writer.  Others wait only while the DDL itself runs.
+create function dbms_cloud_ai._vector_ann_lock_nowait(p_share boolean)
 returns boolean language plpgsql volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
 as $fn$
 begin
     for v_try in 1..10 loop
         begin
-            lock table dbms_cloud_ai._vector_chunk in access exclusive mode nowait;
+            if p_share then
+                lock table dbms_cloud_ai._vector_chunk in share mode nowait;
+            else
+                lock table dbms_cloud_ai._vector_chunk in access exclusive mode nowait;
+            end if;
             return true;
         exception when lock_not_available then
             perform pg_catalog.pg_sleep(0.05 operator(pg_catalog.*) v_try);
@@ -274,8 +278,8 @@ begin
     return false;
 end
 $fn$;
-comment on function dbms_cloud_ai._vector_ann_lock_nowait() is
-'Internal: the chunks table''s ACCESS EXCLUSIVE lock without queueing for it (false when busy)';
+comment on function dbms_cloud_ai._vector_ann_lock_nowait(boolean) is
+'Internal: the chunks table''s SHARE (p_share) or ACCESS EXCLUSIVE lock without queueing for it (false when busy)';
 
 -- One step of the HNSW maintenance of vector index p_index (p_caller's: the
 -- package passes the writer's caller; only dbms_cloud_ai_owner may call it):
@@ -349,7 +353,7 @@ begin
                                             operator(pg_catalog.=) pg_catalog.split_part(c.relname::text, '_', 4)) end
      limit 1;
     if v_old is not null then
-        if not dbms_cloud_ai._vector_ann_lock_nowait() then
+        if not dbms_cloud_ai._vector_ann_lock_nowait(false) then
             return 'busy';
         end if;
         execute pg_catalog.format('drop index if exists dbms_cloud_ai.%I', v_old);
@@ -382,10 +386,12 @@ begin
                              'dbms_cloud_ai.drop_vector_index().';
             return 'capped';
         end if;
-        lock table dbms_cloud_ai._vector_chunk in share mode;
     exception when lock_not_available then
-        return 'busy';
+        return 'busy';          -- another maintenance of this role builds (lock_timeout)
     end;
+    if not dbms_cloud_ai._vector_ann_lock_nowait(true) then
+        return 'busy';
+    end if;
     execute pg_catalog.format(
         'create index %I on dbms_cloud_ai._vector_chunk using hnsw '
         '((embedding::%I.%s(%s)) %I.%I) '
@@ -420,7 +426,7 @@ begin
            and not exists (select from dbms_cloud_ai._vector_index i
                             where i.index_id operator(pg_catalog.=) x.index_id)
     loop
-        if n operator(pg_catalog.=) 0 and not dbms_cloud_ai._vector_ann_lock_nowait() then
+        if n operator(pg_catalog.=) 0 and not dbms_cloud_ai._vector_ann_lock_nowait(false) then
             return null;
         end if;
         execute pg_catalog.format('drop index if exists dbms_cloud_ai.%I', v_old);

@@ -21,7 +21,7 @@ grant execute on all procedures in schema dbms_cloud_ai to dbms_cloud_ai_user;
 -- No user can run it inside a transaction of its own (issue 30, class 3).
 revoke execute on function dbms_cloud_ai._vector_ann_step(uuid, name),
                            dbms_cloud_ai._vector_ann_drop_gone(uuid[]),
-                           dbms_cloud_ai._vector_ann_lock_nowait()
+                           dbms_cloud_ai._vector_ann_lock_nowait(boolean)
     from dbms_cloud_ai_user;
 grant execute on function dbms_cloud_ai._vector_ann_step(uuid, name) to dbms_cloud_ai_owner;
 grant execute on function dbms_cloud_ai._vector_ann_drop_gone(uuid[]) to dbms_cloud_ai_admin;

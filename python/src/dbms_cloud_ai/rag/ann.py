@@ -32,10 +32,10 @@ once (CONCURRENTLY is refused below top level).  A procedure that commits
 refuses to start inside a transaction block (2D000, before any lock), and the
 DDL function (dbms_cloud_ai._vector_ann_step, PL/pgSQL, run as the extension's
 owner) is executable by dbms_cloud_ai_owner only, that is through the writer's
-gate from this module: no role can run it in a transaction it keeps open.  A
-DROP takes its lock with NOWAIT (a queued ACCESS EXCLUSIVE request would stop
-every reader behind it), a build waits at most lock_timeout; a busy table
-leaves the work to the next maintenance.  The search runs as
+gate from this module: no role can run it in a transaction it keeps open.
+Each DDL takes its lock with NOWAIT (a queued ACCESS EXCLUSIVE request would
+stop every reader behind it, a queued SHARE request every writer); a busy
+table leaves the work to the next maintenance.  The search runs as
 dbms_cloud_ai_owner through the writer too, as a prepared statement whose
 text names pgvector's schema (quote_ident) and the dimensions.  Its plan must
 be custom (writer's custom_plan), because a partial index matches only a
