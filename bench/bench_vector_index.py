@@ -177,8 +177,11 @@ def copy_chunks(admin, index_id, n, words, rnd) -> list[tuple[str, str]]:
             buf = io.StringIO()
     admin.execute("vacuum analyze dbms_cloud_ai._vector_chunk")
     # what a refresh does last: the index's common words
-    admin.execute(refresh.COMMON_WORDS.replace("%L", "%%L").replace("$1", "%(i)s").replace("$2", "%(n)s"),
-                  {"i": index_id, "n": retrieve.RARE})
+    # (as the superuser, who names the owner _caller() names for the writer)
+    admin.execute(refresh.COMMON_WORDS.replace("%L", "%%L").replace("$1", "%(i)s").replace("$2", "%(n)s")
+                  .replace("(index_id, common_words)", "(index_id, owner, common_words)")
+                  .replace("select %(i)s::uuid,", "select %(i)s::uuid, %(o)s,"),
+                  {"i": index_id, "n": retrieve.RARE, "o": USER})
     return out
 
 
@@ -215,6 +218,7 @@ def main() -> int:
             attrs = json.dumps({"location": f"table:{USER}.docs(id, body)", "profile_name": "EMB"})
             t = time.perf_counter()
             u.execute("select dbms_cloud_ai.create_vector_index('SMALL', %s)", (attrs,))
+            u.execute("call dbms_cloud_ai.maintain_vector_indexes('SMALL')")   # its HNSW index
             build = time.perf_counter() - t
             print(f"build: {a.build} chunks in {build:.2f} s = {a.build / build:.0f} chunks/s "
                   "(one accounted embedding request each, fake endpoint)")
@@ -245,8 +249,7 @@ def main() -> int:
             if pgvector:    # what the refresh after such a load does last (rag/ann.py)
                 admin.execute("set maintenance_work_mem = '512MB'")
                 t = time.perf_counter()
-                admin.execute("select dbms_cloud_ai._vector_ann_index(%s::uuid, 256, true, %s)",
-                              (large_id, USER))
+                admin.execute("select dbms_cloud_ai._vector_ann_step(%s::uuid, %s)", (large_id, USER))
                 print(f"(HNSW index of {a.chunks} chunks built in {time.perf_counter() - t:.0f} s, "
                       "maintenance_work_mem 512MB)")
         with connect(USER, DB) as u:

@@ -136,6 +136,7 @@ def main() -> int:
                 u.execute(f"insert into {USER}.docs values (%s, %s)", (i, doc))
             u.execute("select dbms_cloud_ai.create_vector_index('HB', %s)", (json.dumps(
                 {"location": f"table:{USER}.docs(id, body)", "profile_name": "EMB"}),))
+            u.execute("call dbms_cloud_ai.maintain_vector_indexes('HB')")   # the HNSW index
             index_id = u.execute("select index_id::text from dbms_cloud_ai._vector_index").fetchone()[0]
             call = "select * from public.bench_rag_search(%s, %s, %s::float4[], %s)"
             first = {p: 0 for p in paths + ["exact"]}

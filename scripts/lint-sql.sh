@@ -105,7 +105,9 @@ COMMITTING = ["dbms_cloud_ai.purge_expired_conversations(batch_size integer,max_
               # PL/Python: python/src/dbms_cloud_ai/model/detached.py pins it in each transaction
               "dbms_cloud_ai.generate_detached(prompt text,profile_name text,action text,"
               "attributes text,params text,search_path text[],INOUT response text)",
-              "dbms_cloud_ai._run_memory_job_detached(conversation_id text,run_token text,job_owner text)"]
+              "dbms_cloud_ai._run_memory_job_detached(conversation_id text,run_token text,job_owner text)",
+              "dbms_cloud_ai.refresh_vector_index_job(index_name text,INOUT embedded integer)",
+              "dbms_cloud_ai.maintain_vector_indexes(index_name text)"]
 
 args = argparse.Namespace(append=False, proc_without_search_path=COMMITTING, summary_only=False,
                           plpgsql=True, explain=None, ignore=[], ignore_lang=["plpython3u"],

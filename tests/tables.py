@@ -195,6 +195,13 @@ TABLES = {t.name: t for t in (
                   "select index_id, {o}, 'm', 0, 'm', 'm' from dbms_cloud_ai._vector_index "
                   "where owner = {o} limit 1"),
           access={USERS: SHARED_WITH, "ai_admin": SHARED_WITH[:5] + ("none",)}),
+    # What an index's row derives from its documents (issue 30, class 4): read as
+    # the chunks are, so administrators see none of the others' (no "all").
+    Table('dbms_cloud_ai._vector_index_content', role_column="owner", probe_column="last_refresh_error",
+          insert=("insert into dbms_cloud_ai._vector_index_content (index_id, owner, common_words) "
+                  "select index_id, {o}, '{{m}}' from dbms_cloud_ai._vector_index "
+                  "where owner = {o} limit 1"),
+          access={USERS: SHARED_WITH, "ai_admin": SHARED_WITH[:5] + ("none",)}),
     Table('dbms_cloud_ai._vector_index_grant', role_column="owner", probe_column="granted",
           insert=("insert into dbms_cloud_ai._vector_index_grant (index_id, owner, grantee, grantee_oid) "
                   "select index_id, {o}, 'carol', 0 from dbms_cloud_ai._vector_index "

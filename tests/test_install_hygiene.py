@@ -616,12 +616,15 @@ def test_update_paths_are_hostile_tested_in_the_fast_tier(db, hacker, postgresql
 # The writer (every write of an API call) takes the package's one-time token and
 # refuses without it.  The HNSW index DDL of a vector index (CREATE on the
 # extension's schema) is executable by dbms_cloud_ai_owner only, so only through
-# the writer.  Whether a shared object's owner is still the live role that stored
-# it reads the owner's role binding, which the grantee may not (one boolean about
-# a role name back).
+# the writer (from the maintenance procedures, which commit each DDL); dropping
+# the HNSW indexes of vector indexes that are gone, by administrators only
+# (drop_role_data).  Whether a shared object's owner is still the live role that
+# stored it reads the owner's role binding, which the grantee may not (one
+# boolean about a role name back).
 DEFINERS = {"dbms_cloud_ai._tokens_used_today()", "dbms_cloud_ai._session_table()",
             "dbms_cloud_ai._write(text,name,oid,oid)",
-            "dbms_cloud_ai._vector_ann_index(uuid,integer,boolean,name)",
+            "dbms_cloud_ai._vector_ann_step(uuid,name)",
+            "dbms_cloud_ai._vector_ann_drop_gone(uuid[])",
             "dbms_cloud_ai._role_is_live(name)"}
 # A procedure that COMMITs cannot have a SET clause: these pin search_path with
 # set_config(..., true) in every transaction of their body instead.
@@ -631,7 +634,9 @@ COMMITS = {"dbms_cloud_ai.purge_expired_conversations(integer,integer,bigint)",
 # each of its transactions, before its first statement and after each commit.
 COMMITS_IN_PACKAGE = {"dbms_cloud_ai.generate_detached(text,text,text,text,text,text[],text)":
                       "model/detached.py",
-                      "dbms_cloud_ai._run_memory_job_detached(text,text,text)": "model/detached.py"}
+                      "dbms_cloud_ai._run_memory_job_detached(text,text,text)": "model/detached.py",
+                      "dbms_cloud_ai.refresh_vector_index_job(text,integer)": "model/detached.py",
+                      "dbms_cloud_ai.maintain_vector_indexes(text)": "model/detached.py"}
 PINNED = ({"search_path=pg_catalog, pg_temp"}, {'search_path=""'})
 
 
@@ -856,7 +861,8 @@ STEPS = [
     Step(f"{D}.update_vector_index(text,jsonb)",
          f"""select {D}.update_vector_index('V', '{{"chunk_overlap": 64}}'::jsonb)"""),
     Step(f"{D}.refresh_vector_index(text)", f"select {D}.refresh_vector_index('V')"),
-    Step(f"{D}.refresh_vector_index_job(text)", f"select {D}.refresh_vector_index_job('V')"),
+    Step(f"{D}.refresh_vector_index_job(text,integer)", f"call {D}.refresh_vector_index_job('V')"),
+    Step(f"{D}.maintain_vector_indexes(text)", f"call {D}.maintain_vector_indexes('V')"),
     Step(f"{D}.disable_vector_index(text)", f"select {D}.disable_vector_index('V')"),
     Step(f"{D}.enable_vector_index(text)", f"select {D}.enable_vector_index('V')"),
     Step(f"{D}.grant_vector_index_access(text,text)", f"select {D}.grant_vector_index_access('V', 'bob')"),
@@ -907,6 +913,8 @@ STEPS = [
     Step(f"{D}._role_is_stale(name)", f"select {D}._role_is_stale('alice')"),
     Step(f"{D}._role_is_live(name)", f"select {D}._role_is_live('alice')"),
     Step(f"{D}.drop_role_data(text)", f"select {D}.drop_role_data('no_such_role')", ADMIN),
+    Step(f"{D}._vector_ann_drop_gone(uuid[])",
+         f"select {D}._vector_ann_drop_gone(array[gen_random_uuid()])", ADMIN),
     Step(f"{D}.rebind_role(text)", f"select {D}.rebind_role('alice')", ADMIN),
     Step(f"{D}.remove_host_ace(text,text,integer,integer)",
          f"select {D}.remove_host_ace('example.com', 'alice', 443, 443)", ADMIN),

@@ -152,6 +152,10 @@ def test_updated_install_matches_a_fresh_one(db, llm, old):
                     "select index_name, description, last_refresh_status "
                     "from dbms_cloud_ai.user_cloud_vector_indexes").fetchall() == [
                     ("OLD_IDX", "from 0.7.0", None)]
+                # its common words moved out of the index row (issue 30, class 4)
+                [(words,)] = alice.execute("select common_words from dbms_cloud_ai._vector_index_content"
+                                           ).fetchall()
+                assert sorted(words) == ["accepted", "returns"]
                 alice.execute("select dbms_cloud_ai.drop_vector_index('OLD_IDX', include_data => true)")
                 assert alice.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 0
             with as_role(updated, "bob") as bob:

@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from fake_llm import Answer, Raw
 from helpers import API_KEY, case, generate, hint_of, make_profile, raises
-from test_retention_cron import cron_db  # noqa: F401 - a fixture
+from test_retention_cron import _version, _wait, cron_db  # noqa: F401 - a fixture
 
 DOCS = {
     1: "The office cafeteria opens at eight in the morning and closes at three.",
@@ -299,8 +299,8 @@ def test_index_is_the_owners_until_granted(docs, llm, bob):
     docs.execute("select dbms_cloud_ai.grant_vector_index_access('docs', 'bob')")
     # nor run its job, nor record anything on it (bob's own 'DOCS' does not exist)
     with raises("42501"):
-        bob.execute("select dbms_cloud_ai.refresh_vector_index_job('\"alice\".\"DOCS\"')")
-    assert bob.execute("select dbms_cloud_ai.refresh_vector_index_job('DOCS')").fetchone()[0] is None
+        bob.execute("call dbms_cloud_ai.refresh_vector_index_job('\"alice\".\"DOCS\"')")
+    assert bob.execute("call dbms_cloud_ai.refresh_vector_index_job('DOCS')").fetchone()[0] is None
     assert bob.execute("select last_refresh_status from dbms_cloud_ai.all_cloud_vector_indexes"
                        ).fetchall() == [("OK",)]
     assert bob.execute("select owner, index_name from dbms_cloud_ai.all_cloud_vector_indexes"
@@ -444,7 +444,7 @@ def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
         job = "dbms_cloud_ai vector index alice.DOCS"
         assert su.execute("select schedule, username, command from cron.job where jobname = %s",
                           (job,)).fetchall() == [
-            ("*/5 * * * *", "alice", "select dbms_cloud_ai.refresh_vector_index_job('\"DOCS\"')")]
+            ("*/5 * * * *", "alice", "call dbms_cloud_ai.refresh_vector_index_job('\"DOCS\"')")]
         alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'refresh_rate', '120')")
         assert su.execute("select schedule from cron.job where jobname = %s",
                           (job,)).fetchall() == [("0 */2 * * *",)]
@@ -452,6 +452,45 @@ def test_refresh_rate_schedules_the_owners_pg_cron_job(cron_db, llm):
         assert su.execute("select count(*) from cron.job where jobname = %s", (job,)).fetchone()[0] == 0
     finally:
         su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
+        su.execute("drop table if exists alice.handbook")
+        su.execute("revoke usage on schema cron from alice")
+
+
+def test_pg_cron_runs_the_refresh_job_procedure(cron_db, llm):
+    """The job's command is a CALL of the committing procedure (refresh, commit, then
+    the HNSW maintenance): pg_cron runs it at top level, as the owner, and it succeeds."""
+    su, version, conns = cron_db
+    # pg_cron 1.5 added schedules in seconds; before it the finest is a minute.
+    schedule, timeout = ("1 seconds", 20) if _version(version) >= (1, 5) else ("* * * * *", 75)
+    su.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
+    su.execute("grant usage on schema cron to alice")
+    su.execute("create schema if not exists alice authorization alice")
+    alice = psycopg.connect(host=su.info.host, port=su.info.port, user="alice",
+                            dbname=su.info.dbname, autocommit=True)
+    conns.append(alice)
+    try:
+        make_docs(alice)
+        create_index(alice, llm, refresh_rate=5)
+        alice.execute("update handbook set body = 'Parking is free on Sundays.' where id = 2")
+        (job,) = su.execute("select jobid from cron.job where jobname = "
+                            "'dbms_cloud_ai vector index alice.DOCS'").fetchone()
+        su.execute("select cron.alter_job(%s, schedule => %s)", (job, schedule))
+
+        def ran():
+            failed = su.execute("select return_message from cron.job_run_details "
+                                "where jobid = %s and status = 'failed'", (job,)).fetchall()
+            assert not failed, f"pg_cron runs failed: {failed}"
+            return su.execute("select count(*) from cron.job_run_details "
+                              "where jobid = %s and status = 'succeeded'", (job,)).fetchone()[0]
+        _wait("pg_cron ran no refresh job", ran, timeout)
+        su.execute("select cron.unschedule(%s)", (job,))
+        assert outcome(alice)[:2] == ("OK", None)
+        assert alice.execute("select content from dbms_cloud_ai._vector_chunk "
+                             "where source = 'alice.handbook:2'").fetchone()[0] \
+            == "Parking is free on Sundays."
+    finally:
+        su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
+        su.execute("delete from cron.job_run_details where username = 'alice'")
         su.execute("drop table if exists alice.handbook")
         su.execute("revoke usage on schema cron from alice")
 
@@ -475,7 +514,7 @@ def test_update_from_0_7_0_moves_its_jobs_to_the_recording_refresh(cron_db):
         assert dict(su.execute("select jobname, command from cron.job where username = 'alice'"
                                ).fetchall()) == {
             "dbms_cloud_ai vector index alice.DOCS":
-                "select dbms_cloud_ai.refresh_vector_index_job('\"DOCS\"')",
+                "call dbms_cloud_ai.refresh_vector_index_job('\"DOCS\"')",
             "mine": old}
     finally:
         su.execute("select cron.unschedule(jobid) from cron.job where username = 'alice'")
@@ -525,7 +564,7 @@ def test_a_failed_scheduled_refresh_is_recorded_not_raised(docs, llm, status, st
     llm.embed_script(Raw(status, {"error": {"message": "overloaded"}}))
     notices: list[tuple[str, str]] = []
     docs.add_notice_handler(lambda d: notices.append((d.severity_nonlocalized, d.message_primary)))
-    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] is None
+    assert docs.execute("call dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] is None
     st, error, at = outcome(docs)
     assert (st, at) == ("FAILED", True) and error.startswith(f"{state}: ") and len(error) <= 500
     assert [n for n in notices if n[0] == "WARNING" and state in n[1] and "DOCS" in n[1]]
@@ -536,7 +575,7 @@ def test_a_failed_scheduled_refresh_is_recorded_not_raised(docs, llm, status, st
     assert docs.execute("select last_refresh_status from dbms_cloud_ai.all_cloud_vector_indexes"
                         ).fetchone()[0] == "FAILED"
     # the next run succeeds and says so
-    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] == 1
+    assert docs.execute("call dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] == 1
     assert outcome(docs) == ("OK", None, True)
     assert chunk_text(docs, "alice.handbook:2") == "Parking is free on Sundays."
     # interactive: the caller sees the error; nothing of it is kept
@@ -549,12 +588,12 @@ def test_a_failed_scheduled_refresh_is_recorded_not_raised(docs, llm, status, st
 
 def test_scheduled_refresh_of_a_disabled_or_missing_index(docs, llm):
     docs.execute("select dbms_cloud_ai.disable_vector_index('docs')")
-    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] is None
+    assert docs.execute("call dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] is None
     assert outcome(docs)[:2] == ("FAILED", "55000: vector index DOCS is disabled")
     with raises("42501"):      # another owner's: refused, nothing to record
-        docs.execute("select dbms_cloud_ai.refresh_vector_index_job('\"bob\".\"DOCS\"')")
+        docs.execute("call dbms_cloud_ai.refresh_vector_index_job('\"bob\".\"DOCS\"')")
     # an index dropped under its job: recorded nowhere, reported
-    assert docs.execute("select dbms_cloud_ai.refresh_vector_index_job('gone')").fetchone()[0] is None
+    assert docs.execute("call dbms_cloud_ai.refresh_vector_index_job('gone')").fetchone()[0] is None
 
 
 def query_index(conn, llm, query, name="Q", profile="EMB", wait=True):
@@ -624,7 +663,7 @@ def test_query_source_over_a_table_the_owner_cannot_read(alice, bob, llm):
     query_index(alice, llm, "select id, body from bob.secret", wait=False)
     with raises("42501"):
         alice.execute("select dbms_cloud_ai.refresh_vector_index('q')")
-    assert alice.execute("select dbms_cloud_ai.refresh_vector_index_job('q')").fetchone()[0] is None
+    assert alice.execute("call dbms_cloud_ai.refresh_vector_index_job('q')").fetchone()[0] is None
     status, error, _ = outcome(alice, "Q")
     assert status == "FAILED" and error.startswith("42501: ")
     assert chunks(alice, "Q") == 0 and llm.embedding_requests == []
@@ -682,3 +721,83 @@ def test_a_profile_that_only_embeds_needs_no_chat_model(alice, llm):
     # neither model nor embedding_model: still refused when the profile is made
     with raises("22023"):
         make_profile(alice, llm, "NEITHER", provider=None, credential=None)
+
+
+# --- issue 30, class 4: content-derived columns follow the chunks' rule ---
+
+def content_row(conn, owner="alice"):
+    return conn.execute("""
+        select x.common_words, x.last_refresh_error from dbms_cloud_ai._vector_index_content x
+          join dbms_cloud_ai._vector_index i using (index_id)
+         where i.owner = %s""", (owner,)).fetchall()
+
+
+def test_administrators_read_no_content_derived_column_of_an_index_not_shared_with_them(docs, db, bob, llm):
+    """Administrators read every index row (DBA_CLOUD_VECTOR_INDEXES), never what it
+    derives from the documents of an index not shared with them: common_words and
+    last_refresh_error live in _vector_index_content, read as the chunks are (the
+    owner, grantees); the DBA_ view shows NULL for them.  Status and times are not
+    content, and stay visible."""
+    docs.execute("select dbms_cloud_ai.disable_vector_index('docs')")
+    assert docs.execute("call dbms_cloud_ai.refresh_vector_index_job('docs')").fetchone()[0] is None
+    db.admin.execute("update dbms_cloud_ai._vector_index_content set common_words = '{vaultcode}'")
+    error = "55000: vector index DOCS is disabled"
+    assert content_row(docs) == [(["vaultcode"], error)]
+    assert outcome(docs)[:2] == ("FAILED", error)
+    # no such column on the row every administrator reads
+    for column in ("common_words", "last_refresh_error"):
+        with raises("42703"):
+            docs.execute(f"select {column} from dbms_cloud_ai._vector_index")
+    admin = db.connect("ai_admin")
+    row = admin.execute("select last_refresh_status, last_refresh_error, last_refresh_at is not null "
+                        "from dbms_cloud_ai.dba_cloud_vector_indexes where owner = 'alice'").fetchall()
+    assert row == [("FAILED", None, True)]
+    assert content_row(admin) == []
+    assert admin.execute("select count(*) from dbms_cloud_ai._vector_index_content").fetchone()[0] == 0
+    assert admin.execute("select count(*) from dbms_cloud_ai.all_cloud_vector_indexes "
+                         "where owner = 'alice'").fetchone()[0] == 0
+    # bob neither, until alice shares the index; then as its chunks
+    assert content_row(bob) == []
+    docs.execute("select dbms_cloud_ai.grant_vector_index_access('docs', 'bob')")
+    assert content_row(bob) == [(["vaultcode"], error)]
+    assert bob.execute("select last_refresh_error from dbms_cloud_ai.all_cloud_vector_indexes"
+                       ).fetchall() == [(error,)]
+    assert content_row(admin) == []
+    # shared with the administrator (here through PUBLIC): it reads them, as the chunks
+    docs.execute("select dbms_cloud_ai.grant_vector_index_access('docs', 'PUBLIC')")
+    assert content_row(admin) == [(["vaultcode"], error)]
+    assert admin.execute("select last_refresh_error from dbms_cloud_ai.dba_cloud_vector_indexes "
+                         "where owner = 'alice'").fetchall() == [(error,)]
+    docs.execute("select dbms_cloud_ai.revoke_vector_index_access('docs', 'PUBLIC')")
+    docs.execute("select dbms_cloud_ai.revoke_vector_index_access('docs', 'bob')")
+    assert content_row(admin) == content_row(bob) == []
+    # an administrator's own index: its own content
+    make_docs(admin, table="admindocs")
+    create_index(admin, llm, name="ADOCS", table="admindocs", profile="AEMB")
+    assert admin.execute("select last_refresh_status, last_refresh_error "
+                         "from dbms_cloud_ai.user_cloud_vector_indexes").fetchall() == [("OK", None)]
+    assert content_row(admin, "ai_admin") == [([], None)]
+
+
+def test_a_grantee_retrieves_by_words_beyond_the_newest_chunks(alice, bob, llm):
+    """Retrieval reads the index's common words as the package's owner role, for
+    the owner and for a grantee alike (_vector_index_content, policy
+    vector_index_content_search).  The words step read them from the index row
+    before, which that role could not see for a grantee: a grantee's question
+    matched no word and only the newest 300 chunks were scored."""
+    make_docs(alice, docs={1: "The office cafeteria opens at eight in the morning."})
+    create_index(alice, llm)
+    alice.execute("insert into handbook select i, 'Filler paragraph ' || i || ' about storage rooms.' "
+                  "from generate_series(2, 321) i")
+    assert alice.execute("select dbms_cloud_ai.refresh_vector_index('DOCS')").fetchone()[0] == 320
+    alice.execute("select dbms_cloud_ai.grant_vector_index_access('DOCS', 'bob')")
+    alice.execute("select dbms_cloud_ai.grant_profile_access('EMB', 'bob')")
+    make_profile(bob, llm, "BRAG", credential="BCRED", key="sk-bob-own",
+                 vector_index_name='"alice"."DOCS"', enable_sources=True)
+    make_profile(alice, llm, "RAG", credential="RCRED", vector_index_name="DOCS",
+                 enable_sources=True)
+    for conn, profile in ((alice, "RAG"), (bob, "BRAG")):
+        llm.script(Answer("At eight."))
+        out = generate(conn, "When does the cafeteria open?", profile, "narrate")
+        assert out.startswith("At eight.") and "  - alice.handbook:1" in out.splitlines(), \
+            (profile, out)

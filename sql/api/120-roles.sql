@@ -11,6 +11,7 @@ declare
     who name := role_name;
     n   bigint := 0;
     k   bigint;
+    ann uuid[];
 begin
     if not pg_catalog.pg_has_role(current_user, 'dbms_cloud_ai_admin', 'member') then
         raise exception using
@@ -55,12 +56,24 @@ begin
     get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
     delete from dbms_cloud_ai._profile_grant t where t.grantee operator(pg_catalog.=) who;
     get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
+    select pg_catalog.array_agg(t.index_id) into ann
+      from dbms_cloud_ai._vector_index t where t.owner operator(pg_catalog.=) who;
     delete from dbms_cloud_ai._vector_chunk t where t.owner operator(pg_catalog.=) who;
+    get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
+    delete from dbms_cloud_ai._vector_index_content t where t.owner operator(pg_catalog.=) who;
     get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
     delete from dbms_cloud_ai._vector_index_grant t where t.owner operator(pg_catalog.=) who;
     get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
     delete from dbms_cloud_ai._vector_index t where t.owner operator(pg_catalog.=) who;
     get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
+    -- Their HNSW indexes (rag/ann.py), which no one may use any more.  The DROP
+    -- holds the chunks table's ACCESS EXCLUSIVE lock until this transaction ends:
+    -- run drop_role_data on its own.  When the table is busy they are left to
+    -- the next maintenance (maintain_vector_indexes drops what is gone).
+    if ann is not null and dbms_cloud_ai._vector_ann_drop_gone(ann) is null then
+        raise notice 'the HNSW indexes of %''s vector indexes are left to the next maintenance', who
+            using hint = 'The chunks table was busy: CALL dbms_cloud_ai.maintain_vector_indexes() later.';
+    end if;
     delete from dbms_cloud_ai._profile t where t.owner operator(pg_catalog.=) who;
     get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
     delete from dbms_cloud._credential t where t.owner operator(pg_catalog.=) who;

@@ -16,9 +16,15 @@ grant execute on all procedures in schema dbms_cloud_ai to dbms_cloud_ai_user;
 -- privilege a role can neither forge rows nor LOCK a table in any mode that
 -- blocks the extension, nor probe other roles' keys through unique-key errors.
 -- The revoke also takes back what 0.2.0 granted.
--- Index DDL for the package only (sql/api/130-vector-indexes.sql), through the writer.
-revoke execute on function dbms_cloud_ai._vector_ann_index(uuid, integer, boolean, name) from dbms_cloud_ai_user;
-grant execute on function dbms_cloud_ai._vector_ann_index(uuid, integer, boolean, name) to dbms_cloud_ai_owner;
+-- HNSW index DDL (sql/api/130-vector-indexes.sql): for the package's maintenance
+-- procedures only, through the writer; for drop_role_data, administrators only.
+-- No user can run it inside a transaction of its own (issue 30, class 3).
+revoke execute on function dbms_cloud_ai._vector_ann_step(uuid, name),
+                           dbms_cloud_ai._vector_ann_drop_gone(uuid[]),
+                           dbms_cloud_ai._vector_ann_lock_nowait(boolean)
+    from dbms_cloud_ai_user;
+grant execute on function dbms_cloud_ai._vector_ann_step(uuid, name) to dbms_cloud_ai_owner;
+grant execute on function dbms_cloud_ai._vector_ann_drop_gone(uuid[]) to dbms_cloud_ai_admin;
 
 revoke insert, update, delete, truncate, references, trigger
     on all tables in schema dbms_cloud, dbms_cloud_ai from dbms_cloud_ai_user;
@@ -102,10 +108,10 @@ grant select on dbms_cloud_ai.dba_cloud_ai_profiles, dbms_cloud_ai.dba_cloud_ai_
 -- Vector indexes (089-vector-indexes.sql): read by their owner and grantees;
 -- written only through the writer.
 grant select on dbms_cloud_ai._vector_index, dbms_cloud_ai._vector_chunk,
-                dbms_cloud_ai._vector_index_grant
+                dbms_cloud_ai._vector_index_grant, dbms_cloud_ai._vector_index_content
    to dbms_cloud_ai_user;
 grant select, delete on dbms_cloud_ai._vector_index, dbms_cloud_ai._vector_chunk,
-                        dbms_cloud_ai._vector_index_grant
+                        dbms_cloud_ai._vector_index_grant, dbms_cloud_ai._vector_index_content
    to dbms_cloud_ai_admin;   -- drop_role_data
 grant select on dbms_cloud_ai.user_cloud_vector_indexes,
                 dbms_cloud_ai.user_cloud_vector_index_attributes,

@@ -14,17 +14,22 @@ create table dbms_cloud_ai._vector_index
 , attributes  jsonb not null default '{}'
 , refreshed   timestamptz          -- the last refresh that completed
 , embedding_model text             -- the model the chunks were embedded with (the question's too)
-, common_words text[]              -- lexemes in too many chunks to select candidates (rag/retrieve.py)
+, common_words text[]              -- 0.7.0; dropped below (now _vector_index_content)
 , created     timestamptz not null default pg_catalog.now()
 , modified    timestamptz not null default pg_catalog.now()
 -- the last refresh's outcome (rag/schedule.py): a failed one is recorded by
--- pg_cron's job (refresh_vector_index_job), which rolls the refresh back
+-- pg_cron's job (refresh_vector_index_job), which rolls the refresh back; its
+-- error is in _vector_index_content (090-vector-index-content.sql)
 , last_refresh_status text check (last_refresh_status in ('OK', 'FAILED'))
-, last_refresh_error  text         -- SQLSTATE: message (short) of a FAILED one
 , last_refresh_at     timestamptz
 , unique (owner, index_name)
 , unique (index_id, owner)
 );
+-- What an index's documents say is not on this row, which administrators read
+-- (vector_index_admin_read): common_words moved to _vector_index_content in
+-- 0.8.0.  Created and dropped here as an update drops it, so that a fresh
+-- install numbers the columns as an updated one does (tests/test_upgrade.py).
+alter table dbms_cloud_ai._vector_index drop column common_words;
 comment on table dbms_cloud_ai._vector_index is
 'vector indexes: where their documents come from, how they are chunked, embedded and searched';
 

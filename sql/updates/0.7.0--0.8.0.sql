@@ -10,10 +10,10 @@
 drop function dbms_cloud_ai.drop_vector_index(text, boolean, boolean);
 drop function dbms_cloud_ai._py_drop_vector_index(text, boolean, boolean);   -- its body (build.py)
 
--- The last refresh's outcome (089-vector-indexes.sql).
+-- The last refresh's outcome (089-vector-indexes.sql; its error is in
+-- _vector_index_content, below: issue 30, class 4).
 alter table dbms_cloud_ai._vector_index
     add column last_refresh_status text check (last_refresh_status in ('OK', 'FAILED')),
-    add column last_refresh_error text,
     add column last_refresh_at timestamptz;
 
 -- pg_cron jobs of vector indexes (rag/schedule.py) scheduled by 0.7.0 call
@@ -100,3 +100,34 @@ create index on dbms_cloud_ai._memory_job (owner) where timeouts operator(pg_cat
 -- profile (set_profile_grant_budget; model/budget.py).
 alter table dbms_cloud_ai._profile_grant
     add column daily_tokens bigint check (daily_tokens operator(pg_catalog.>=) 0);
+
+-- issue 30, classes 3 and 4.
+-- Class 4: what a vector index's row derives from its documents (common_words,
+-- and the last refresh's error, above) moves to a table that administrators
+-- read only for indexes shared with them, as the chunks (090-vector-index-content.sql).
+-- include schema/090-vector-index-content.sql
+insert into dbms_cloud_ai._vector_index_content (index_id, owner, common_words)
+select i.index_id, i.owner, i.common_words from dbms_cloud_ai._vector_index i
+ where i.common_words is not null;
+alter table dbms_cloud_ai._vector_index drop column common_words;
+-- include schema/098-table-owner.sql
+-- include schema/099-vector-index-content-writer.sql
+-- Class 3: the HNSW indexes are built and dropped by procedures, each DDL in a
+-- transaction of its own; pg_cron's job is the procedure refresh_vector_index_job
+-- (what 0.7.0's jobs were pointed at above): CALL it.  pg_cron's own cron.job only.
+do $cron_jobs_call$
+begin
+    if exists (select from pg_catalog.pg_depend d
+                 join pg_catalog.pg_extension e on e.oid operator(pg_catalog.=) d.refobjid
+                where d.classid operator(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+                  and d.objid operator(pg_catalog.=) pg_catalog.to_regclass('cron.job')
+                  and d.deptype operator(pg_catalog.=) 'e'
+                  and e.extname operator(pg_catalog.=) 'pg_cron') then
+        update cron.job
+           set command = pg_catalog.replace(command, 'select dbms_cloud_ai.refresh_vector_index_job(',
+                                            'call dbms_cloud_ai.refresh_vector_index_job(')
+         where jobname operator(pg_catalog.~~) 'dbms_cloud_ai vector index %'
+           and command operator(pg_catalog.~~) 'select dbms_cloud_ai.refresh_vector_index_job(%';
+    end if;
+end
+$cron_jobs_call$;

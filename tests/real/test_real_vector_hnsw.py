@@ -26,6 +26,7 @@ def test_narrate_retrieves_through_hnsw_by_meaning(db, alice, gateway, local_mod
     handbook_table(db)
     conn.execute("select dbms_cloud_ai.create_vector_index('HANDBOOK', %s)", (json.dumps(
         {"location": "table:alice.handbook(id, body)", "profile_name": "P", "match_limit": 1}),))
+    conn.execute("call dbms_cloud_ai.maintain_vector_indexes('HANDBOOK')")   # builds the HNSW index
     [(name, dims)] = conn.execute("""
         select c.relname::text, split_part(c.relname::text, '_', 5)::int
           from pg_class c where c.relname like 'vector\\_chunk\\_ann\\_%'""").fetchall()

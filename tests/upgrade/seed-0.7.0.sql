@@ -53,9 +53,11 @@ insert into dbms_cloud_ai._data_access (enabled, modified_by) values (true, 'pos
 
 -- 0.7.0's vector indexes: one of alice's with a chunk (no embedding yet, as a
 -- refresh in progress leaves it), and her profile shared with bob.
-insert into dbms_cloud_ai._vector_index (index_id, owner, index_name, description, attributes)
+insert into dbms_cloud_ai._vector_index (index_id, owner, index_name, description, attributes,
+                                         common_words)
 values ('6f0b0c2e-1d2a-4c1e-9a55-0a0a0a0a0e01', 'alice', 'OLD_IDX', 'from 0.7.0',
-        '{"location": "https://docs.example.com/handbook.txt", "profile_name": "OLD_P"}');
+        '{"location": "https://docs.example.com/handbook.txt", "profile_name": "OLD_P"}',
+        '{returns,accepted}');
 insert into dbms_cloud_ai._vector_chunk (index_id, owner, source, chunk_no, content, hash)
 values ('6f0b0c2e-1d2a-4c1e-9a55-0a0a0a0a0e01', 'alice', 'https://docs.example.com/handbook.txt', 0,
         'Returns are accepted within 30 days.', 'd41d8cd98f00b204e9800998ecf8427e');

@@ -223,7 +223,9 @@ SQLSTATES = {
               "generate_synthetic_data in a read-only transaction"),
     "2D000": ("invalid_transaction_termination",
               "generate_detached called inside a transaction block (after BEGIN) or from a "
-              "function: it commits before each model request"),
+              "function: it commits before each model request; likewise "
+              "maintain_vector_indexes and refresh_vector_index_job, which commit each HNSW "
+              "index DDL"),
     "0A000": ("feature_not_supported",
               "provider or action this version does not implement; embeddings with a provider "
               "that has none"),

@@ -483,4 +483,9 @@ def refresh_vector_index(plpy, index_name):
 
 @sql_entry
 def refresh_vector_index_job(plpy, index_name):
-    return _vector_schedule.refresh_job(plpy, index_name)
+    return _vector_schedule.job(plpy, index_name)
+
+
+@sql_entry
+def maintain_vector_indexes(plpy, index_name):
+    _vector_schedule.maintain(plpy, index_name)

@@ -99,26 +99,50 @@ def run(plpy, fn, *args):
 def begin(plpy, settings: dict[str, str] | None = None,
           name: str = "dbms_cloud_ai.generate_detached") -> None:
     """Start a detached call: commit (refused inside a transaction block) and pin."""
-    global _active, _identity, _name
+    global _active
+    start(plpy, name,
+          detail="It commits before each model request, so that nothing is held while the "
+                 "model answers.",
+          hint="CALL it on its own (autocommit, not after BEGIN, not from a function), or use "
+               "dbms_cloud_ai.generate() inside the transaction.",
+          settings=settings)
+    _active = True
+
+
+def start(plpy, name: str, detail: str, hint: str,
+          settings: dict[str, str] | None = None) -> None:
+    """The first step of every committing procedure: commit (2D000 inside a
+    transaction block, before anything is done or locked), require the identity
+    the call began with, and pin.  Its later commits go through recommit."""
+    global _identity, _name
     who = identity(plpy)
     try:
         # Also ends the CALL's own transaction, which has done nothing yet.
         plpy.commit()
     except plpy.SPIError:
         raise InvalidTransactionTermination(
-            f"{name} cannot run inside a transaction block",
-            detail="It commits before each model request, so that nothing is held while "
-                   "the model answers.",
-            hint="CALL it on its own (autocommit, not after BEGIN, not from a function), "
-                 "or use dbms_cloud_ai.generate() inside the transaction.") from None
+            f"{name} cannot run inside a transaction block", detail=detail, hint=hint) from None
     require_identity(plpy, who, name)
     pin(plpy, settings or {})
-    _active, _identity, _name = True, who, name
+    _identity, _name = who, name
+
+
+def recommit(plpy, rollback: bool = False) -> None:
+    """A later commit (or rollback) of a procedure that began with start(): end the
+    transaction, require the identity the procedure began with (2D000), pin again."""
+    if rollback:
+        plpy.rollback()
+    else:
+        plpy.commit()
+    require_identity(plpy, _identity, _name)
+    pin(plpy)
 
 
 def end() -> None:
-    global _active, _settings, _identity
-    _active, _settings, _identity = False, {}, ""
+    """The detached call is over (its identity stays for recommit's last use: the
+    memory runner records a failed job after rolling it back)."""
+    global _active, _settings
+    _active, _settings = False, {}
 
 
 @contextmanager

@@ -1,8 +1,9 @@
 """The pgvector path: an HNSW index per vector index, when the database has pgvector.
 
 Nothing here requires pgvector: a database with ``CREATE EXTENSION vector``
-(only a superuser can run it: pgvector is not a trusted extension) gets, at
-each refresh, one partial HNSW index over its chunks' embeddings:
+(only a superuser can run it: pgvector is not a trusted extension) gets, from
+the maintenance after a refresh, one partial HNSW index over each vector
+index's chunk embeddings:
 
     create index vector_chunk_ann_<index id>_<dims> on dbms_cloud_ai._vector_chunk
      using hnsw ((embedding::vector(<dims>)) vector_ip_ops)
@@ -18,29 +19,43 @@ retrieval takes the full-text path (retrieve.py).
 
 The index is found in the catalog by name, never remembered: dropping
 pgvector (with CASCADE), a restore (pg_dump does not dump indexes of an
-extension's tables) or another model's dimensions all leave retrieval on the
-full-text path until the next refresh builds the index again.
+extension's tables), another model's dimensions or a maintenance not run yet
+all leave retrieval on the full-text path until the maintenance builds it.
 
-The DDL is dbms_cloud_ai._vector_ann_index (PL/pgSQL, run as the extension's
-owner), called through the writer's
-gate; the search runs as dbms_cloud_ai_owner through it too, as a prepared
-statement whose text names pgvector's schema (quote_ident) and the
-dimensions.  Its plan must be custom (writer's custom_plan), because a
-partial index matches only a constant index_id.
+Where the DDL runs (issue 30, class 3).  DROP INDEX holds ACCESS EXCLUSIVE
+on the shared chunks table and CREATE INDEX holds SHARE until their
+transaction ends; run inside a caller's transaction left open, they stopped
+every other role's narrate (or refresh).  So no function runs them: the
+procedures maintain_vector_indexes and refresh_vector_index_job call
+``maintain``, which runs each DDL in a transaction of its own and commits it at
+once (CONCURRENTLY is refused below top level).  A procedure that commits
+refuses to start inside a transaction block (2D000, before any lock), and the
+DDL function (dbms_cloud_ai._vector_ann_step, PL/pgSQL, run as the extension's
+owner) is executable by dbms_cloud_ai_owner only, that is through the writer's
+gate from this module: no role can run it in a transaction it keeps open.
+Each DDL takes its lock with NOWAIT (a queued ACCESS EXCLUSIVE request would
+stop every reader behind it, a queued SHARE request every writer); a busy
+table leaves the work to the next maintenance.  The search runs as
+dbms_cloud_ai_owner through the writer too, as a prepared statement whose
+text names pgvector's schema (quote_ident) and the dimensions.  Its plan must
+be custom (writer's custom_plan), because a partial index matches only a
+constant index_id.
 """
 
 from __future__ import annotations
 
 from .. import db, writer
+from ..model import detached
 
 HNSW_MAX = {"vector": 2000, "halfvec": 4000}
 EF_SEARCH = 100        # hnsw.ef_search for the search: candidates examined (pgvector's default 40)
 _PREFIX = "vector_chunk_ann_"
 
-# The DDL runs as the extension's owner (sql/api/130-vector-indexes.sql says why).
-_DDL = """
-    select dbms_cloud_ai._vector_ann_index($1::uuid, $2, $3, dbms_cloud_ai._caller()) as n"""
-# pgvector's schema, as _vector_ann_index finds it (0.5.0 or later: HNSW; usable
+# One DDL (or none) as the extension's owner (sql/api/130-vector-indexes.sql).
+_STEP = "select dbms_cloud_ai._vector_ann_step($1::uuid, dbms_cloud_ai._caller()) as done"
+_MAX_STEPS = 100           # per vector index and call: each step drops or builds one index
+_PROGRESS = ("dropped", "built")
+# pgvector's schema, as _vector_ann_step finds it (0.5.0 or later: HNSW; usable
 # by dbms_cloud_ai_owner, which runs the search: an administrator grants USAGE on
 # a schema other than public, docs/reference/vector-indexes.md), when the vector
 # index has its HNSW index ($1): one round trip.
@@ -71,21 +86,37 @@ def _cast(plpy, schema: str, dims: int) -> str:
     return f"{plpy.quote_ident(schema)}.{kind(dims)}({int(dims)})"
 
 
-def _ddl(plpy, index_id: str, dims: int | None, build: bool) -> str | None:
-    return writer.one(plpy, _DDL, ("text", "int4", "bool"), (index_id, dims, build))["n"]
-
-
-def drop(plpy, index_id: str) -> None:
-    """Drop the HNSW indexes of a vector index (before the vector index goes)."""
-    _ddl(plpy, index_id, None, False)
-
-
-def ensure(plpy, index_id: str, dims: int | None) -> str | None:
-    """The HNSW index of a vector index whose chunks have ``dims`` dimensions,
-    built if missing (after a refresh wrote them: a build is faster than as
-    many inserts), and those of other dimensions dropped; None when pgvector
-    is absent or dims too many."""
-    return _ddl(plpy, index_id, dims, True)
+def maintain(plpy, index_ids, gone: bool = True) -> dict[str, str | None]:
+    """In a committing procedure (detached.start has run): for each vector index
+    of the caller's in ``index_ids``, drop its HNSW indexes of other dimensions
+    and build the one of its chunks' dimensions; with ``gone``, drop those of
+    vector indexes that no longer exist (anyone's: nobody can use them).  Each
+    DDL is its own transaction, committed at once; what could not be done now
+    (the table busy, the cap reached, an error) is reported and left to the next
+    maintenance.  Returns each index's last outcome."""
+    out: dict[str, str | None] = {}
+    for index_id in [*index_ids, *([None] if gone else [])]:
+        done = None
+        for _ in range(_MAX_STEPS):
+            try:
+                done = writer.one(plpy, _STEP, ("text",), (index_id,))["done"]
+            except plpy.SPIError as e:     # a build's statement_timeout, say: undone
+                detached.recommit(plpy, rollback=True)
+                plpy.warning(f"HNSW maintenance of vector index {index_id or '(gone)'} failed: "
+                             f"{str(e.args[0] if e.args else e).splitlines()[0]}",
+                             hint="Retrieval uses full text meanwhile; CALL "
+                                  "dbms_cloud_ai.maintain_vector_indexes() again.")
+                done = "failed"
+                break
+            detached.recommit(plpy)
+            if done not in _PROGRESS:
+                break
+        if done == "busy":
+            plpy.notice(f"HNSW index of vector index {index_id or '(gone)'} left to the next "
+                        "maintenance: the chunks table is busy",
+                        hint="CALL dbms_cloud_ai.maintain_vector_indexes() again later.")
+        out[index_id] = done
+    return out
 
 
 def _search_sql(plpy, schema: str, dims: int) -> str:

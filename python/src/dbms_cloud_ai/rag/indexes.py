@@ -13,7 +13,7 @@ import json
 
 from .. import attributes, db, jsontext, sharing, writer
 from ..errors import DuplicateObject, InvalidParameter, UndefinedObject
-from . import ann, keep, options, schedule
+from . import keep, options, schedule
 
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_vector_index(index_name, attributes)."
 
@@ -117,7 +117,8 @@ def drop(plpy, index_name, include_data, force, schema_name=None) -> None:
     if not include_data:
         keep.keep(plpy, row, *keep.check(plpy, row, schema_name))
     schedule.clear(plpy, row["index_name"])
-    ann.drop(plpy, row["index_id"])
+    # Its HNSW index (pgvector) is dropped by the next maintenance, in a
+    # transaction of its own (ann.maintain), not in the caller's: issue 30, class 3.
     writer.query(plpy, "delete from dbms_cloud_ai._vector_index "
                        "where index_id = $1::uuid and owner = dbms_cloud_ai._caller()",
                  ("text",), (row["index_id"],))

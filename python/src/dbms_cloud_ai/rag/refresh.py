@@ -19,7 +19,7 @@ import json
 from .. import data_access, db, profiles, sharing, writer
 from ..errors import DataAccessDisabled, InvalidParameter, NotInPrerequisiteState, UndefinedObject
 from ..model import accounting, embeddings
-from . import ann, options, retrieve, sources
+from . import options, retrieve, sources
 
 WRITE_BATCH = 200          # chunks per upsert statement
 
@@ -42,16 +42,18 @@ _DELETE_GONE = """
 
 # The index's common words, after a refresh: lexemes in retrieve.RARE chunks or
 # more, which retrieval leaves out of its full-text candidates.  ts_stat runs
-# its query as dbms_cloud_ai_owner here (policy vector_chunk_search).
+# its query as dbms_cloud_ai_owner here (policy vector_chunk_search).  They are
+# derived from the documents, so they live in _vector_index_content, which
+# administrators do not read for indexes not shared with them (issue 30, class 4).
 COMMON_WORDS = """
-    update dbms_cloud_ai._vector_index i
-       set common_words = coalesce((
+    insert into dbms_cloud_ai._vector_index_content as x (index_id, common_words)
+    select $1::uuid, coalesce((
            select pg_catalog.array_agg(s.word order by s.word)
              from pg_catalog.ts_stat(pg_catalog.format(
                       'select c.tsv from dbms_cloud_ai._vector_chunk c where c.index_id = %L',
                       $1::text)) s
             where s.ndoc >= $2), '{}')
-     where i.index_id = $1::uuid"""
+    on conflict (index_id) do update set common_words = excluded.common_words"""
 
 
 def _index(plpy, name: str) -> dict:
@@ -63,14 +65,6 @@ def _index(plpy, name: str) -> dict:
         raise UndefinedObject(f'vector index "{name}" does not exist',
                               hint="Create it with dbms_cloud_ai.create_vector_index().")
     return {**row, "attrs": json.loads(row["attributes"])}
-
-
-def _dimensions(plpy, index_id: str) -> int | None:
-    row = db.one(plpy, """
-        select pg_catalog.cardinality(embedding) as n from dbms_cloud_ai._vector_chunk
-         where index_id = $1::uuid and owner = current_user and embedding is not null limit 1""",
-                 ("text",), (index_id,))
-    return row and row["n"]
 
 
 def run(plpy, index_name) -> int:
@@ -128,9 +122,8 @@ def run(plpy, index_name) -> int:
            set refreshed = pg_catalog.now(), embedding_model = $2
          where index_id = $1::uuid and owner = dbms_cloud_ai._caller()""",
                  ("text", "text"), (idx["index_id"], model))
-    ann.ensure(plpy, idx["index_id"],
-               len(rows[0]["embedding"]) if rows else _dimensions(plpy, idx["index_id"]))
+    # The HNSW index (pgvector) is not built here, in the caller's transaction,
+    # but by the maintenance procedures (ann.maintain): issue 30, class 3.
     if changed or len(wanted) != len(have):
-        writer.query(plpy, COMMON_WORDS + " and i.owner = dbms_cloud_ai._caller()",
-                     ("text", "int4"), (idx["index_id"], retrieve.RARE))
+        writer.query(plpy, COMMON_WORDS, ("text", "int4"), (idx["index_id"], retrieve.RARE))
     return len(changed)

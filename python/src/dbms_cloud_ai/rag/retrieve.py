@@ -21,9 +21,9 @@ bounded scan: meaning without a shared word still answers on small indexes).  be
 and quality against an exact scan (bench/README.md).
 
 The caller has read the index row itself (row-level security: its own, or one
-granted to it); the chunks of that index are then read as dbms_cloud_ai_owner
-through the writer's gate (policy vector_chunk_search,
-sql/schema/099-vector-index-writer.sql): under the callers' policy PostgreSQL
+granted to it); the chunks of that index and its common words are then read as
+dbms_cloud_ai_owner through the writer's gate (policies vector_chunk_search and
+vector_index_content_search, sql/schema/099-vector-index-*writer.sql): under the callers' policy PostgreSQL
 may not use the GIN index for @@, which is not leakproof, and scans every
 chunk of the table instead.
 """
@@ -62,11 +62,11 @@ _SEARCH = f"""
         -- to_tsvector, not plainto_tsquery per word: a stop word then drops out
         -- silently instead of raising a NOTICE to the caller
         select pg_catalog.quote_literal(l.lexeme)::tsquery as q,
-               l.lexeme = any (coalesce(i.common_words, '{{}}')) as common
-          from dbms_cloud_ai._vector_index i,
-               pg_catalog.unnest(pg_catalog.tsvector_to_array(pg_catalog.to_tsvector(
-                   'pg_catalog.english', pg_catalog.array_to_string($2::text[], ' ')))) as l(lexeme)
-         where i.index_id = $1::uuid),
+               l.lexeme = any (coalesce((select x.common_words
+                                           from dbms_cloud_ai._vector_index_content x
+                                          where x.index_id = $1::uuid), '{{}}')) as common
+          from pg_catalog.unnest(pg_catalog.tsvector_to_array(pg_catalog.to_tsvector(
+                   'pg_catalog.english', pg_catalog.array_to_string($2::text[], ' ')))) as l(lexeme)),
     query as (
         select coalesce(
                    (select pg_catalog.string_agg(l.q::text, ' | ') from lexemes l where not l.common),

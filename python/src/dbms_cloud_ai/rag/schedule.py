@@ -6,30 +6,40 @@ its schema, nothing is scheduled and refresh_vector_index() is called by any
 other scheduler (docs/reference/vector-indexes.md).
 
 Each refresh's outcome is recorded on the index (last_refresh_status,
-last_refresh_error, last_refresh_at).  The job runs refresh_vector_index_job:
-the refresh in a subtransaction; a failure rolls that back, is recorded as
-FAILED and reported by a WARNING (pg_cron's job log), and the job ends
-normally so that the record commits.  An interactive refresh raises as
+last_refresh_at; last_refresh_error in _vector_index_content, which
+administrators do not read for indexes not shared with them: the message may
+quote a document).  The job runs the procedure refresh_vector_index_job: the
+refresh in a subtransaction; a failure rolls that back, is recorded as FAILED
+and reported by a WARNING (pg_cron's job log), and the job ends normally so
+that the record commits; then it commits and maintains the index's HNSW index
+in transactions of its own (ann.maintain).  An interactive refresh raises as
 before (its caller sees the error; its transaction, record included, rolls
-back).
+back), and builds no HNSW index.
 """
 
 from __future__ import annotations
 
 from .. import db, writer
-from ..errors import DcaError
-from ..model import accounting
-from . import options, refresh
+from ..errors import DcaError, UndefinedObject
+from ..model import accounting, detached
+from . import ann, options, refresh
 
 MAX_ERROR = 500            # characters of last_refresh_error
 _RECORD = """
     update dbms_cloud_ai._vector_index
-       set last_refresh_status = $2, last_refresh_error = $3, last_refresh_at = pg_catalog.now()
-     where owner = dbms_cloud_ai._caller() and index_name = $1"""
+       set last_refresh_status = $2, last_refresh_at = pg_catalog.now()
+     where owner = dbms_cloud_ai._caller() and index_name = $1
+    returning index_id"""
+_RECORD_ERROR = """
+    insert into dbms_cloud_ai._vector_index_content as x (index_id, last_refresh_error)
+    values ($1::uuid, $2)
+    on conflict (index_id) do update set last_refresh_error = excluded.last_refresh_error"""
 
 
 def _record(plpy, name: str, status: str, error: str | None) -> None:
-    writer.query(plpy, _RECORD, ("text", "text", "text"), (name, status, error))
+    row = writer.one(plpy, _RECORD, ("text", "text"), (name, status))
+    if row is not None:
+        writer.query(plpy, _RECORD_ERROR, ("text", "text"), (str(row["index_id"]), error))
 
 
 def _error(plpy, e: Exception) -> str:
@@ -77,6 +87,45 @@ def refresh_job(plpy, index_name) -> int | None:
     return n
 
 
+_JOB_DETAIL = ("It commits the refresh, then builds or drops the index's HNSW index in "
+               "transactions of their own, so that no lock on the shared chunks table is held "
+               "by the caller's transaction.")
+_OWN_ID = """select index_id::text as index_id from dbms_cloud_ai._vector_index
+              where owner = current_user and index_name = $1"""
+
+
+def job(plpy, index_name) -> tuple[int | None]:
+    """The procedure refresh_vector_index_job: refresh_job, committed, then the
+    maintenance of the index's HNSW index (and of those of dropped indexes)."""
+    detached.start(plpy, "dbms_cloud_ai.refresh_vector_index_job", detail=_JOB_DETAIL,
+                   hint="CALL it on its own (autocommit, not after BEGIN, not from a function), "
+                        "or use dbms_cloud_ai.refresh_vector_index() inside the transaction.")
+    n = refresh_job(plpy, index_name)
+    detached.recommit(plpy)
+    row = db.one(plpy, _OWN_ID, ("text",), (options.own_name(index_name, plpy),))
+    ann.maintain(plpy, [row["index_id"]] if row else [])
+    return (n,)
+
+
+def maintain(plpy, index_name) -> None:
+    """The procedure maintain_vector_indexes: the caller's indexes (or the one
+    named), and those of dropped indexes."""
+    detached.start(plpy, "dbms_cloud_ai.maintain_vector_indexes", detail=_JOB_DETAIL,
+                   hint="CALL it on its own (autocommit, not after BEGIN, not from a function).")
+    if index_name is None:
+        ids = [r["index_id"] for r in db.query(plpy, """
+            select index_id::text as index_id from dbms_cloud_ai._vector_index
+             where owner = current_user order by created, index_id""")]
+    else:
+        name = options.own_name(index_name, plpy)
+        row = db.one(plpy, _OWN_ID, ("text",), (name,))
+        if row is None:
+            raise UndefinedObject(f'vector index "{name}" does not exist',
+                                  hint="Create it with dbms_cloud_ai.create_vector_index().")
+        ids = [row["index_id"]]
+    ann.maintain(plpy, ids)
+
+
 def _cron(plpy) -> bool:
     return db.one(plpy, """
         select exists (select from pg_catalog.pg_extension where extname = 'pg_cron')
@@ -100,7 +149,7 @@ def cron_expression(minutes: int) -> str:
 def set(plpy, name: str, minutes: int) -> None:
     if not _cron(plpy):
         return
-    command = ("select dbms_cloud_ai.refresh_vector_index_job("
+    command = ("call dbms_cloud_ai.refresh_vector_index_job("
                + plpy.quote_literal('"' + name + '"') + ")")
     db.query(plpy, "select cron.schedule($1, $2, $3)", ("text", "text", "text"),
              (job_name(plpy, name), cron_expression(minutes), command))
