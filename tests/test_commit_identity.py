@@ -140,3 +140,15 @@ def test_the_retention_purge_stops_when_its_role_was_transaction_local(db, alice
     left = dict(db.admin.execute("select owner, count(*) from dbms_cloud_ai._conversation "
                                  "group by owner").fetchall())
     assert left.get("bob") == 1
+
+
+@pytest.mark.parametrize("call", ["call dbms_cloud_ai.maintain_vector_indexes()",
+                                  "call dbms_cloud_ai.refresh_vector_index_job('DOCS', n)"])
+def test_the_vector_index_maintenance_stops_when_its_role_was_transaction_local(db, call):
+    """The HNSW maintenance procedures commit before their first step: under a
+    transaction-local role they would go on as the session user (its indexes,
+    its refresh); they stop with 2D000."""
+    session = db.connect("postgres")
+    with raises("2D000") as e:
+        session.execute(f"do $$ declare n int; begin set local role alice; {call}; end $$")
+    assert "alice" in e["error"].diag.message_primary

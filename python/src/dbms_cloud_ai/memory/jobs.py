@@ -399,7 +399,7 @@ def run_detached(plpy, conversation_id: str, token: str, owner: str) -> str:
         sqlstate = getattr(e, "sqlstate", None) or "XX000"
     except Exception:  # noqa: BLE001 - a bug: the job fails, the run goes on (as XX000)
         sqlstate = "XX000"
-    detached.recommit(plpy, rollback=True)   # the runner again, as it began
+    detached.recommit(plpy, rollback=True, settings={})   # the runner again, as it began
     fail(plpy, conversation_id, token, sqlstate)
     return f"runner: {sqlstate}"
 

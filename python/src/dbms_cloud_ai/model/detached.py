@@ -123,19 +123,20 @@ def start(plpy, name: str, detail: str, hint: str,
         raise InvalidTransactionTermination(
             f"{name} cannot run inside a transaction block", detail=detail, hint=hint) from None
     require_identity(plpy, who, name)
+    _identity, _name = who, name      # before the pin, which may fail (a job owner's role)
     pin(plpy, settings or {})
-    _identity, _name = who, name
 
 
-def recommit(plpy, rollback: bool = False) -> None:
+def recommit(plpy, rollback: bool = False, settings: dict[str, str] | None = None) -> None:
     """A later commit (or rollback) of a procedure that began with start(): end the
-    transaction, require the identity the procedure began with (2D000), pin again."""
+    transaction, require the identity the procedure began with (2D000), pin again
+    (``settings``: replace those kept)."""
     if rollback:
         plpy.rollback()
     else:
         plpy.commit()
     require_identity(plpy, _identity, _name)
-    pin(plpy)
+    pin(plpy, settings)
 
 
 def end() -> None:
