@@ -326,6 +326,9 @@ SELECT dbms_cloud_ai.create_vector_index(
          index_name => 'HANDBOOK',
          attributes => '{"location": "table:demo_user.handbook(id, body)", "profile_name": "DEMO_EMBED", "match_limit": 2}');
 SELECT index_name, status, embedding_model, chunks FROM dbms_cloud_ai.user_cloud_vector_indexes;
+\echo '-- With pgvector, its HNSW index is built outside any transaction of yours: by this call, or'
+\echo '-- by the pg_cron job of refresh_rate. Until then narrate searches by words and meaning.'
+CALL dbms_cloud_ai.maintain_vector_indexes();
 \echo '-- A chat profile that answers from the index: narrate embeds the question through DEMO_EMBED.'
 SELECT dbms_cloud_ai.create_profile('HANDBOOK_QA',
          :'profile_attrs'::jsonb || '{"vector_index_name": "HANDBOOK", "enable_sources": true}'::jsonb);
