@@ -151,7 +151,7 @@ def test_updated_install_matches_a_fresh_one(db, llm, old):
                 assert alice.execute(
                     "select index_name, description, last_refresh_status "
                     "from dbms_cloud_ai.user_cloud_vector_indexes").fetchall() == [
-                    ("OLD_IDX", "from 0.7.0", None)]
+                    ("OLD_IDX", f"from {old}", None)]
                 # its common words moved out of the index row (issue 30, class 4)
                 [(words,)] = alice.execute("select common_words from dbms_cloud_ai._vector_index_content"
                                            ).fetchall()
@@ -161,6 +161,10 @@ def test_updated_install_matches_a_fresh_one(db, llm, old):
             with as_role(updated, "bob") as bob:
                 assert bob.execute("select owner, profile_name from dbms_cloud_ai.all_cloud_ai_profiles"
                                    ).fetchall() == [("alice", "OLD_P")]
+            if tuple(int(x) for x in old.split(".")) >= (0, 8, 0):
+                # 0.8.0's per-grantee budget (set_profile_grant_budget) is kept
+                assert updated.execute("select grantee, daily_tokens from dbms_cloud_ai._profile_grant"
+                                       ).fetchall() == [("bob", 50000)]
 
         assert use_the_api(fresh, llm) == use_the_api(updated, llm) == [
             ("New talk", "hello after update", True)]

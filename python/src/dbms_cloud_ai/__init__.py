@@ -5,4 +5,4 @@ body calls exactly one function of ``sqlapi``.  ``plpy`` is always passed in,
 never imported, so the package can be loaded and unit-tested outside the server.
 """
 
-__version__ = "0.8.0"
+__version__ = "0.9.0"
