@@ -6,12 +6,12 @@ against any server where postgres is a trust-auth superuser:
     .venv/bin/python bench/bench_vector_index.py [--build N] [--chunks M] [--queries Q]
         [--exact-queries E] [--keep]
 
-It creates a fresh database dca_bench_rag with the extension and a fake LLM in
+It creates a fresh database dca_bench_vector_index with the extension and a fake LLM in
 this process (its embeddings are a hashed bag of words, 256 dimensions,
 tools/fake_llm.embed_text).  Texts are 30 words drawn Zipf-like from 3,000
 made-up words, so full-text matches are neither all nor none of the chunks.
 
-1. Build: --build (1,000) rows of a table of bench_rag_user's, one chunk each,
+1. Build: --build (1,000) rows of a table of bench_vector_index_user's, one chunk each,
    indexed by create_vector_index (one embedding request per chunk to the fake
    endpoint, accounted): chunks/s.  Then a refresh with nothing changed, and
    one with a tenth of the rows edited (only those are embedded again).
@@ -19,11 +19,11 @@ made-up words, so full-text matches are neither all nor none of the chunks.
    larger index's chunks are bulk-inserted as the superuser, with the fake's
    embedding of each text.  Each question is 5 words of a random chunk (its
    target); the question's vector is the fake's embedding of them.  Timed from
-   the client as bench_rag_user (row-level security applies), PREPAREd with the
+   the client as bench_vector_index_user (row-level security applies), PREPAREd with the
    types the extension uses, excluding the embedding call:
-   - words+cosine: rag/retrieve.py's statement without pgvector (GIN full-text
+   - words+cosine: vector_indexes/retrieve.py's statement without pgvector (GIN full-text
      candidates, the best by ts_rank, re-ranked by cosine; bounded fallbacks);
-   - hnsw: rag/ann.py, pgvector's HNSW index of the vector index (when the
+   - hnsw: vector_indexes/ann.py, pgvector's HNSW index of the vector index (when the
      server has pgvector: the database gets CREATE EXTENSION vector; the
      1,000-chunk index builds it at create, the bulk-loaded one is timed);
    - exact scan: cosine over every chunk of the index (the quality reference).
@@ -50,11 +50,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "python" / "src"))
 
 from benchlib import connect, drop_database, durability, fresh_database, summary  # noqa: E402
-from dbms_cloud_ai.rag import refresh, retrieve  # noqa: E402
+from dbms_cloud_ai.vector_indexes import refresh, retrieve  # noqa: E402
 from fake_llm import FakeLLM, embed_text  # noqa: E402
 
-DB = "dca_bench_rag"
-USER = "bench_rag_user"
+DB = "dca_bench_vector_index"
+USER = "bench_vector_index_user"
 LIMIT = 5
 
 
@@ -88,19 +88,19 @@ EXACT = f"""
 # HNSW indexes apply), or the exact scan (as the caller: a scan of the index's
 # chunks by its id).
 HARNESS = r"""
-create function public.bench_rag_search(index_id text, question text, vec float4[], path text)
+create function public.bench_vector_index_search(index_id text, question text, vec float4[], path text)
 returns setof text language plpython3u volatile
 as $python$
     import importlib
     if "dbms_cloud_ai" not in GD:
         plpy.execute("select dbms_cloud_ai.get_profile()")
-    retrieve = importlib.import_module("dbms_cloud_ai.rag.retrieve")
+    retrieve = importlib.import_module("dbms_cloud_ai.vector_indexes.retrieve")
     embeddings = importlib.import_module("dbms_cloud_ai.model.embeddings")
     v = embeddings.Vector(list(vec), "m")
     if path == "exact":
-        plan = GD.get("bench_rag_exact")
+        plan = GD.get("bench_vector_index_exact")
         if plan is None:
-            plan = GD["bench_rag_exact"] = plpy.prepare(EXACT_SQL, ["text", "float4[]", "text", "int4"])
+            plan = GD["bench_vector_index_exact"] = plpy.prepare(EXACT_SQL, ["text", "float4[]", "text", "int4"])
         return [r["source"] for r in plan.execute([index_id, vec, "m", LIMIT])]
     return [r["source"] for r in retrieve.search(plpy, index_id, question, v, 0.0, LIMIT, path=path)]
 $python$;
@@ -117,7 +117,7 @@ def prepare(db: str, user: str, model: str, limit: int) -> list[str]:
         admin.execute(f"grant dbms_cloud_ai_user to {user}")
         admin.execute(f"create schema {user} authorization {user}")
         admin.execute(harness)
-        admin.execute(f"grant execute on function public.bench_rag_search(text, text, float4[], "
+        admin.execute(f"grant execute on function public.bench_vector_index_search(text, text, float4[], "
                       f"text) to {user}")
         pgvector = admin.execute("select exists (select from pg_available_extensions "
                                  "where name = 'vector')").fetchone()[0]
@@ -128,7 +128,7 @@ def prepare(db: str, user: str, model: str, limit: int) -> list[str]:
 
 def measure(conn, index_id, questions, paths, exact_n):
     """Per path: latencies, target hit rate, recall@LIMIT against the exact scan."""
-    call = "select * from public.bench_rag_search(%s, %s, %s::float4[], %s)"
+    call = "select * from public.bench_vector_index_search(%s, %s, %s::float4[], %s)"
     got = {p: {"ms": [], "hits": 0, "n": 0, "overlap": []} for p in paths + ["exact"]}
     for p in paths:
         conn.execute(call, (index_id, "warm up", embed_text("warm up"), p)).fetchall()
@@ -246,7 +246,7 @@ def main() -> int:
             t = time.perf_counter()
             big = copy_chunks(admin, large_id, a.chunks, words, rnd)
             print(f"(loaded {a.chunks} chunks in {time.perf_counter() - t:.0f} s)")
-            if pgvector:    # what the refresh after such a load does last (rag/ann.py)
+            if pgvector:    # what the refresh after such a load does last (vector_indexes/ann.py)
                 admin.execute("set maintenance_work_mem = '512MB'")
                 t = time.perf_counter()
                 admin.execute("select dbms_cloud_ai._vector_ann_step(%s::uuid, %s)", (large_id, USER))

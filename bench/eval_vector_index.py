@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_vector_index import PATHS, prepare  # noqa: E402
 from benchlib import connect, drop_database, fresh_database  # noqa: E402
 
-DB = "dca_eval_rag"
-USER = "eval_rag_user"
+DB = "dca_eval_vector_index"
+USER = "eval_vector_index_user"
 LIMIT = 3
 
 # (document, a question it answers, mostly in other words)
@@ -138,7 +138,7 @@ def main() -> int:
                 {"location": f"table:{USER}.docs(id, body)", "profile_name": "EMB"}),))
             u.execute("call dbms_cloud_ai.maintain_vector_indexes('HB')")   # the HNSW index
             index_id = u.execute("select index_id::text from dbms_cloud_ai._vector_index").fetchone()[0]
-            call = "select * from public.bench_rag_search(%s, %s, %s::float4[], %s)"
+            call = "select * from public.bench_vector_index_search(%s, %s, %s::float4[], %s)"
             first = {p: 0 for p in paths + ["exact"]}
             top = dict(first)
             with httpx.Client(timeout=60) as client:

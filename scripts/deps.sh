@@ -73,7 +73,7 @@ deps() {
     pgvector_dep "$major" "$pkglibdir"
 }
 
-# pgvector gives vector indexes an HNSW index (rag/ann.py) in databases where an
+# pgvector gives vector indexes an HNSW index (vector_indexes/ann.py) in databases where an
 # administrator runs CREATE EXTENSION vector; without it they use full text.
 pgvector_dep() {
     local major="$1" so="$2/vector.so" pkg="postgresql-$1-pgvector"

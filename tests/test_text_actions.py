@@ -699,7 +699,7 @@ def test_split_invariants_on_random_texts():
     """Exactly ceil(L / T) chunks, none longer than T / 0.8, together the text."""
     import random
 
-    from dbms_cloud_ai.text import actions as ta
+    from dbms_cloud_ai.text import chunks as ta
     rnd = random.Random(8)
     pieces = ["word", "longerword", "a", ".", "!", "?", "\n", "\n\n", " ", "  ", "\t", "。",
               "é", "x" * 40, ". ", "\n \n"]

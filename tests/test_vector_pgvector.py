@@ -1,4 +1,4 @@
-"""The pgvector path of vector indexes (rag/ann.py): a partial HNSW index per
+"""The pgvector path of vector indexes (vector_indexes/ann.py): a partial HNSW index per
 vector index when the database has pgvector, built and dropped only by the
 maintenance procedures (maintain_vector_indexes, refresh_vector_index_job),
 each DDL in a transaction of its own, never in a caller's (issue 30, class 3);

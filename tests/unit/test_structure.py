@@ -94,15 +94,71 @@ def test_the_cycle_check_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+def _type_checking_blocks(tree: ast.Module) -> list[ast.If]:
+    """The module's top-level ``if TYPE_CHECKING:`` statements."""
+    return [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"]
+
+
 def test_no_function_local_import():
+    """Imports are at the top of the module, or in its top-level ``if
+    TYPE_CHECKING:`` block (the twins of lazy imports)."""
     local = []
     for path in _modules().values():
         tree = ast.parse(path.read_text())
-        top = set(map(id, tree.body))
+        top = set(map(id, tree.body)) | {id(n) for b in _type_checking_blocks(tree) for n in b.body}
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
                 local.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert local == []
+
+
+def _lazy_names(tree: ast.Module) -> dict[str, str]:
+    """{name: module} of the module's LazyModule assignments, at any depth of
+    its top level (an ``else:`` of ``if TYPE_CHECKING:``)."""
+    out = {}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", "") == "LazyModule"):
+            package = [k.value for k in node.value.keywords if k.arg == "package"]
+            base = node.value.args[0].value
+            name = base if package else f"{PKG}.{base}"
+            out.update({t.id: name for t in node.targets})
+    return out
+
+
+def _checked_imports(mod: str, path: pathlib.Path, tree: ast.Module) -> dict[str, str]:
+    """{name: module} of what the ``if TYPE_CHECKING:`` block imports."""
+    out = {}
+    for block in _type_checking_blocks(tree):
+        for node in block.body:
+            if isinstance(node, ast.ImportFrom):
+                t = _target(mod, path.name == "__init__.py", node)
+                out.update({a.asname or a.name: f"{t}.{a.name}" for a in node.names})
+            elif isinstance(node, ast.Import):
+                out.update({a.asname or a.name: a.name for a in node.names})
+    return out
+
+
+def test_every_lazy_import_has_its_type_checking_twin():
+    """A LazyModule hides its edge from editors, type checkers and structure
+    tools; an ``if TYPE_CHECKING:`` import of the same module under the same
+    name shows it (lazy.py), and costs nothing at run time."""
+    found, missing = 0, []
+    for mod, path in _modules().items():
+        tree = ast.parse(path.read_text())
+        checked = _checked_imports(mod, path, tree)
+        for name, target in _lazy_names(tree).items():
+            found += 1
+            if checked.get(name) != target:
+                missing.append(f"{path.relative_to(SRC)}: {name} = LazyModule({target!r})")
+    assert found > 10, "the lazy modules were found"
+    assert missing == []
+
+
+def test_the_twin_check_finds_a_missing_twin():
+    tree = ast.parse('x = LazyModule("nl2sql.actions")\nif TYPE_CHECKING:\n    from .nl2sql import sqlrun as x\n')
+    assert _lazy_names(tree) == {"x": f"{PKG}.nl2sql.actions"}
+    assert _checked_imports(f"{PKG}.generate", SRC / PKG / "generate.py", tree) == {"x": f"{PKG}.nl2sql.sqlrun"}
 
 
 def test_packages_say_what_they_hold_and_import_nothing():

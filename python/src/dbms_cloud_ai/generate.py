@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import attributes, data_access, profiles, sharing
 from .conversations import store as conversations
 from .conversations import summaries
@@ -12,9 +14,18 @@ from .memory import recall as memory
 from .model import accounting, llm
 from .turn import PARAMS, Action, Answer, Call
 
-feedback = LazyModule("feedback")
-memory_jobs = LazyModule("memory.jobs")   # only a turn that long-term memory will read
-nl2sql = LazyModule("nl2sql.actions")
+if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
+    from .memory import jobs as memory_jobs
+    from .nl2sql import actions as nl2sql
+    from .nl2sql import feedback
+    from .text import actions as text_actions
+    from .vector_indexes import narrate as documents
+else:
+    feedback = LazyModule("nl2sql.feedback")
+    memory_jobs = LazyModule("memory.jobs")   # only a turn that long-term memory will read
+    nl2sql = LazyModule("nl2sql.actions")
+    text_actions = LazyModule("text.actions")
+    documents = LazyModule("vector_indexes.narrate")   # narrate over a vector index
 
 CHAT_VERSION = accounting.version("chat", "system: role, additional_instructions; history; prompt")
 
@@ -25,7 +36,15 @@ def _chat(call: Call) -> Answer:
 
 
 def _nl2sql(name):
-    return lazy_function("nl2sql.actions", name)
+    return lazy_function(nl2sql, name)
+
+
+def _narrate(call: Call) -> Answer:
+    """narrate answers from documents when the profile names a vector index,
+    else from the rows of a generated query."""
+    if call.attrs.get("vector_index_name"):
+        return documents.narrate(call)
+    return nl2sql.narrate(call)
 
 
 # Every action, once, in Oracle's order.  Handlers import their module on first
@@ -35,17 +54,17 @@ ACTIONS = {a.name: a for a in (
            replay="rerun"),
     Action("showsql", _nl2sql("showsql"), history="records", keeps="sql", logs_statement=True),
     Action("explainsql", _nl2sql("explainsql"), history="records", logs_statement=True),
-    Action("narrate", _nl2sql("narrate"), history="records", logs_statement=True,
+    Action("narrate", _narrate, history="records", logs_statement=True,
            sends_rows=True),
     Action("chat", _chat, history="records"),
     Action("showprompt", _nl2sql("showprompt"), history="reads"),
     # text/actions.py's SUMMARY_PARAMS (a test keeps them equal: importing it here
     # would load the text actions into every session)
-    Action("summarize", lazy_function("text.actions", "summarize_action"),
+    Action("summarize", lazy_function(text_actions, "summarize_action"),
            params=("min_words", "max_words", "summary_style", "chunk_processing_method",
                    "extractiveness_level")),
-    Action("translate", lazy_function("text.actions", "translate_action")),
-    Action("feedback", lazy_function("feedback", "statement")),
+    Action("translate", lazy_function(text_actions, "translate_action")),
+    Action("feedback", lazy_function(feedback, "statement")),
 )}
 
 

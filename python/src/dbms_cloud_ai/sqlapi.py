@@ -6,6 +6,8 @@ SQLSTATE, detail and hint.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import acl, attributes, credentials, data_access, db, profiles, sharing, writer
 from . import generate as _generate
 from .boundary import sql_entry
@@ -15,15 +17,26 @@ from .memory import identity
 from .memory import recall as memory
 from .model import accounting, budget, detached, llm
 
-_annotate = LazyModule("nl2sql.annotate")
-_feedback = LazyModule("feedback")
-memory_jobs = LazyModule("memory.jobs")
-_synthetic = LazyModule("synthetic.run")
-_synthetic_params = LazyModule("synthetic.params")
-_text_actions = LazyModule("text.actions")
-_usage = LazyModule("model.usage")
-_vector_indexes = LazyModule("rag.indexes")
-_vector_schedule = LazyModule("rag.schedule")
+if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
+    from .memory import jobs as memory_jobs
+    from .model import usage as _usage
+    from .nl2sql import annotate as _annotate
+    from .nl2sql import feedback as _feedback
+    from .synthetic import params as _synthetic_params
+    from .synthetic import run as _synthetic
+    from .text import actions as _text_actions
+    from .vector_indexes import indexes as _vector_indexes
+    from .vector_indexes import schedule as _vector_schedule
+else:
+    _annotate = LazyModule("nl2sql.annotate")
+    _feedback = LazyModule("nl2sql.feedback")
+    memory_jobs = LazyModule("memory.jobs")
+    _synthetic = LazyModule("synthetic.run")
+    _synthetic_params = LazyModule("synthetic.params")
+    _text_actions = LazyModule("text.actions")
+    _usage = LazyModule("model.usage")
+    _vector_indexes = LazyModule("vector_indexes.indexes")
+    _vector_schedule = LazyModule("vector_indexes.schedule")
 
 # --- dbms_cloud ---------------------------------------------------------------
 
@@ -433,7 +446,7 @@ def unschedule_memory_jobs(plpy):
     return memory_jobs.unschedule(plpy)
 
 
-# --- dbms_cloud_ai: vector indexes (rag/) --------------------------------------------
+# --- dbms_cloud_ai: vector indexes (vector_indexes/) --------------------------------------------
 
 
 @sql_entry

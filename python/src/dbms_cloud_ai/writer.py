@@ -71,7 +71,7 @@ def query(plpy, sql: str, types: tuple[str, ...] = (), args: tuple = (),
     """Run one write statement (``$n`` parameters) as dbms_cloud_ai_owner on
     behalf of the calling role; its rows, like ``db.query``.  custom_plan: plan
     it for its parameters' values (``_write`` pins generic plans, which cannot
-    use a partial index: rag/ann.py)."""
+    use a partial index: vector_indexes/ann.py)."""
     global _pending, _count
     if "current_user" in sql:   # there it is dbms_cloud_ai_owner: name _caller() instead
         raise ValueError("a write statement names current_user")

@@ -22,12 +22,15 @@ not at the call's deadline.
 from __future__ import annotations
 
 import select
+from typing import TYPE_CHECKING
 
 from .. import db
 from ..lazy import LazyModule
 
-# Only a wait longer than one poll interval needs it (cold start).
-ctypes = LazyModule("ctypes", package=None)
+if TYPE_CHECKING:   # the same module, for tools that read imports (lazy.py)
+    import ctypes
+else:   # only a wait longer than one poll interval needs it (cold start)
+    ctypes = LazyModule("ctypes", package=None)
 
 _flags = None        # {name: ctypes.c_int}, or {} outside a backend
 _client_fd = None    # the client socket's descriptor, or None (no client: background worker)

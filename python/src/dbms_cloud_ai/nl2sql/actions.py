@@ -29,7 +29,6 @@ from dataclasses import dataclass, field, replace
 from .. import data_access, db
 from ..conversations import summaries
 from ..errors import DcaError, GeneratedSqlFailed, InsufficientPrivilege, InvalidParameter, NothingInScope
-from ..lazy import lazy_function
 from ..model import accounting, llm
 from ..turn import Answer, Call
 from . import examples, fixes, resolve, schema_context, sqlguard, sqlrun, values
@@ -598,13 +597,10 @@ _NARRATE = ("You answer a person's question from the result of a database query 
 
 
 NARRATE_VERSION = accounting.version("narrate", _NARRATE)
-_rag_narrate = lazy_function("rag.narrate", "narrate")
 
 
 def narrate(call: Call) -> Answer:
     data_access.require(call.ctx, "narrate")    # generate() checked already: never reached
-    if call.attrs.get("vector_index_name"):     # answers from documents (rag/narrate.py)
-        return _rag_narrate(call)
     return _narrate_rows(call)
 
 

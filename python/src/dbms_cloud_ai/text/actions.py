@@ -6,14 +6,8 @@ before the first model call: parameters, languages, the profile's context
 window, and the number of calls the content needs, which is known from its
 length alone and bounded by ``dbms_cloud_ai.max_text_calls``.
 
-Chunking.  The content is cut into ``n = ceil(L / T)`` chunks, L its length in
-characters and T the target chunk size.  T comes from a token budget B (what
-is left of the model's context window, or for a translation what its answer
-may hold) as ``T = floor(0.8 * 3 * B)``: three characters a token (safer than
-the usual four for languages other than English) and 80 % so that each cut can
-move to a natural boundary while no chunk exceeds ``3 * B``.  Cut i is looked
-for around ``i * L / n``: a blank line (paragraph) nearest to it, else a
-sentence end, else a space, else it falls exactly there.
+The content is cut into chunks that fit the model's window (chunks.py);
+a location_uri is fetched by documents.py.
 
 Summaries.  ``map_reduce`` (Oracle's default) summarizes every chunk alone,
 then combines the chunk summaries, g at a time (as many as fit the window),
@@ -31,45 +25,22 @@ summary-combine, summary-shorten, translation).
 
 from __future__ import annotations
 
-import base64
-import html.parser
 import math
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
-import httpx
-
-from .. import acl, attributes, credentials, db, names, profiles, providers, settings
-from ..errors import DcaError, FeatureNotSupported, InvalidParameter, OutputTruncated, TooManyCalls
-from ..model import accounting, http, llm, timing
+from .. import attributes, db, profiles, settings
+from ..errors import DcaError, InvalidParameter, OutputTruncated, TooManyCalls
+from ..model import accounting, llm
 from ..turn import PARAMS, Answer, Call
 from . import languages
+from .chunks import CHARS_PER_TOKEN, MIN_CHUNK_TOKENS, PROMPT_RESERVE, context_window, split, target_chars
+from .documents import document_url, fetch_document
 
-# --- the model's limits ---------------------------------------------------------------------
+# --- the number of calls ----------------------------------------------------------------------
 
-CHARS_PER_TOKEN = 3        # conservative: English averages about 4
-CHUNK_FILL = 0.8           # target chunk size / largest chunk size
-PROMPT_RESERVE = 400       # tokens for the instructions around a chunk
-MIN_CHUNK_TOKENS = 256     # a smaller budget is refused (22023)
-DEFAULT_WINDOW = 8192      # a model not in the table
-LOCAL_WINDOW = 4096        # an OpenAI-compatible server without provider (Ollama, vLLM, ...)
 CALLS_GUC = "dbms_cloud_ai.max_text_calls"
 MAX_WORDS_LIMIT = 1_000_000
-
-
-def context_window(attrs: dict) -> tuple[int, str]:
-    """(tokens, where the figure comes from) for the profile's model."""
-    if attrs.get("context_window"):
-        return attrs["context_window"], "the context_window attribute"
-    provider = providers.for_attributes(attrs)
-    if attrs.get("provider") is None:
-        return LOCAL_WINDOW, "the default for a server without provider (set context_window)"
-    model = provider.model(attrs) or attrs.get("azure_deployment_name") or ""
-    found = providers.context_window(model)
-    if found is None:
-        return DEFAULT_WINDOW, f"the default for an unknown model {model!r} (set context_window)"
-    return found[0], f"the table entry for {found[1]}*"
 
 
 def max_calls(plpy, ctx=None) -> int:
@@ -78,73 +49,6 @@ def max_calls(plpy, ctx=None) -> int:
                  (CALLS_GUC,))["v"]
     return settings.for_grantee(CALLS_GUC, settings.value(CALLS_GUC, raw),
                                 ctx is not None and ctx.owner is not None)
-
-
-# --- chunks ---------------------------------------------------------------------------------
-
-_PARAGRAPH = re.compile(r"[ \t]*\n(?:[ \t]*\n)+[ \t]*")
-_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019\u00bb)\]]*(\s+)"          # . ! ? then space
-                       r"|[\u3002\uff01\uff1f][\u300d\u300f\u201d\u2019\uff09)]*(\s*)")  # CJK
-_SPACE = re.compile(r"\s+")
-
-
-@dataclass
-class Chunk:
-    text: str
-    sep: str = ""        # the original text between this chunk and the next
-
-
-def chunk_count(length: int, target: int) -> int:
-    return max(1, math.ceil(length / target))
-
-
-def _cuts(pattern, text, lo, hi, sentence=False):
-    """(start, end) of each separator that lies within [lo, hi]."""
-    for m in pattern.finditer(text, lo, hi):
-        if sentence:
-            g = 1 if m.group(1) is not None else 2
-            yield m.start(g), m.end(g)
-        else:
-            yield m.start(), m.end()
-
-
-def split(text: str, target: int) -> list[Chunk]:
-    """Exactly ``chunk_count(len(text), target)`` chunks, none longer than
-    ``max_chunk(target)``, cut at paragraphs, else sentences, else spaces.
-
-    Cut i is looked for within ``slack`` of its ideal place i * L / n; the
-    windows never overlap, and a chunk spans at most L / n + 2 * slack."""
-    length = len(text)
-    n = chunk_count(length, target)
-    if n == 1:
-        return [Chunk(text)]
-    limit = max_chunk(target)
-    per = length / n
-    slack = max(0, int(min((limit - per) / 2, per / 2 - 1)) - 1)
-    chunks, start = [], 0
-    for i in range(1, n):
-        ideal = round(i * per)
-        lo, hi = max(start + 1, ideal - slack), min(length - 1, ideal + slack)
-        cut = None
-        for pattern, sentence in ((_PARAGRAPH, False), (_SENTENCE, True), (_SPACE, False)):
-            found = [c for c in _cuts(pattern, text, lo, hi, sentence) if c[0] > start]
-            if found:
-                cut = min(found, key=lambda c: (abs(c[0] - ideal), c[0]))
-                break
-        if cut is None:
-            cut = (ideal, ideal)
-        chunks.append(Chunk(text[start:cut[0]], text[cut[0]:cut[1]]))
-        start = cut[1]
-    chunks.append(Chunk(text[start:]))
-    return chunks
-
-
-def max_chunk(target: int) -> int:
-    return int(target / CHUNK_FILL)
-
-
-def target_chars(budget_tokens: int) -> int:
-    return int(budget_tokens * CHARS_PER_TOKEN * CHUNK_FILL)
 
 
 # --- summary parameters -----------------------------------------------------------------------
@@ -539,7 +443,7 @@ def summarize(plpy, content, location_uri, credential_name, profile_name, user_p
                                hint="Call dbms_cloud_ai.summarize() without credential_name, "
                                     "or with location_uri.")
     if location_uri is not None:
-        url = _document_url(location_uri, credential_name)
+        url = document_url(location_uri, credential_name)
     if user_prompt is not None and not user_prompt.strip():
         user_prompt = None
     ctx = profiles.for_call(plpy, profile_name)
@@ -551,119 +455,6 @@ def summarize(plpy, content, location_uri, credential_name, profile_name, user_p
         if location_uri is not None:
             content = fetch_document(plpy, ctx, url, credential_name)
         return summarize_text(plpy, ctx, attrs, content, opts, user_prompt, plan)
-
-
-# --- location_uri -----------------------------------------------------------------------------
-
-MAX_DOCUMENT_BYTES = http.MAX_RESPONSE_BYTES
-_TEXT_TYPES = re.compile(r"(text/[\w.+-]+|application/([\w.-]+\+)?(json|xml))\Z")
-
-
-def _document_url(location_uri: str, credential_name) -> str:
-    url = location_uri.strip()
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise InvalidParameter(
-            f"location_uri must be an http or https URL, not {attributes._show(location_uri)}",
-            detail="Object storage URIs of other schemes (oci://, s3://, file paths) are not "
-                   "supported; a pre-authenticated https URL is.",
-            hint="Call dbms_cloud_ai.summarize(location_uri => 'https://...'), or read the text "
-                 "into a table and pass it as content.")
-    try:
-        _ = parts.port  # ValueError on a port out of range
-        httpx.URL(url)
-    except (ValueError, httpx.InvalidURL):
-        raise InvalidParameter(f"location_uri {attributes._show(location_uri)} is not a valid URL",
-                               hint="Call dbms_cloud_ai.summarize(location_uri => "
-                                    "'https://host/path').") from None
-    if parts.username or parts.password:
-        raise InvalidParameter("location_uri must not contain a user name or password",
-                               hint="Store them with dbms_cloud.create_credential() and pass "
-                                    "credential_name to dbms_cloud_ai.summarize().")
-    credentials.require_https(url, credential_name, "location_uri",
-                              "Call dbms_cloud_ai.summarize() with an https location_uri.")
-    return url
-
-
-def _basic_auth(plpy, credential_name) -> dict:
-    name = names.normalize(credential_name, "credential")
-    password = credentials.api_key(plpy, credential_name)
-    row = db.one(plpy, "select username from dbms_cloud._credential "
-                       "where owner = current_user and credential_name = $1", ("text",), (name,))
-    token = base64.b64encode(f"{row['username'] or ''}:{password}".encode()).decode()
-    return {"authorization": f"Basic {token}"}
-
-
-def fetch_document(plpy, ctx, url: str, credential_name) -> str:
-    """The text at ``url``: egress allowed by the host ACL (before anything is
-    sent), a credential only over https, one deadline, retries, 8 MB at most, no
-    redirects."""
-    credentials.require_https(url, credential_name, "URL",
-                              "Fetch it over https, or without a credential (a vector index: "
-                              "dbms_cloud_ai.update_vector_index()).")
-    acl.check_egress(plpy, url, ctx.aces)
-    headers = _basic_auth(plpy, credential_name) if credential_name is not None else {}
-    deadline, attempts = timing.deadline(plpy, ctx.settings, "location_uri")
-    doc = http.get(url, headers, deadline=deadline, max_attempts=attempts, plpy=plpy)
-    ctype = (doc.content_type or "text/plain").split(";")[0].strip().lower()
-    charset = None
-    for param in (doc.content_type or "").split(";")[1:]:
-        k, _, v = param.partition("=")
-        if k.strip().lower() == "charset":
-            charset = v.strip().strip('"') or None
-    if not _TEXT_TYPES.match(ctype):
-        raise FeatureNotSupported(
-            f"location_uri {url} is a {ctype} document; only text can be summarized",
-            detail="Text types (text/plain, text/markdown, text/html, JSON, XML) are read; "
-                   "PDF, Office and other binary formats are not.",
-            hint="Extract the text, store it in a table and call "
-                 "dbms_cloud_ai.summarize(content => ...).")
-    try:
-        text = doc.content.decode(charset or "utf-8")
-    except (LookupError, UnicodeDecodeError):
-        raise FeatureNotSupported(
-            f"location_uri {url} is not valid {charset or 'UTF-8'} text",
-            hint="Serve the document as UTF-8, or pass its text to "
-                 "dbms_cloud_ai.summarize(content => ...).") from None
-    if ctype in ("text/html", "application/xhtml+xml"):
-        text = html_text(text)
-    return text
-
-
-class _HtmlText(html.parser.HTMLParser):
-    SKIP = {"script", "style", "head", "noscript", "template", "svg"}
-    BLOCK = {"p", "div", "section", "article", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5",
-             "h6", "pre", "blockquote", "table", "ul", "ol", "header", "footer", "main"}
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.out, self.skip = [], 0
-
-    def handle_starttag(self, tag, attrs):
-        if tag in self.SKIP:
-            self.skip += 1
-        elif tag in self.BLOCK:
-            self.out.append("\n\n")
-
-    def handle_endtag(self, tag):
-        if tag in self.SKIP:
-            self.skip = max(0, self.skip - 1)
-        elif tag in self.BLOCK:
-            self.out.append("\n\n")
-
-    def handle_data(self, data):
-        if not self.skip:
-            self.out.append(data)
-
-
-def html_text(markup: str) -> str:
-    """The readable text of an HTML page, paragraphs as blank lines."""
-    p = _HtmlText()
-    p.feed(markup)
-    p.close()
-    text = re.sub(r"[ \t\r\f\v]+", " ", "".join(p.out))
-    text = re.sub(r" ?\n ?", "\n", text)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 # --- translate --------------------------------------------------------------------------------

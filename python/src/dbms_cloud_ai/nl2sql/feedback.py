@@ -27,9 +27,9 @@ import struct
 import uuid
 from dataclasses import dataclass
 
-from . import acl, db, jsontext, names, profiles, sharing, turn, writer
-from .conversations import store as conversations
-from .errors import (
+from .. import acl, db, jsontext, names, profiles, sharing, turn, writer
+from ..conversations import store as conversations
+from ..errors import (
     DcaError,
     InsufficientPrivilege,
     InvalidJson,
@@ -39,9 +39,9 @@ from .errors import (
     ProviderBadResponse,
     UndefinedObject,
 )
-from .model import accounting, embeddings, llm
-from .nl2sql import actions as nl2sql
-from .nl2sql import examples, sqlguard
+from ..model import accounting, embeddings, llm
+from . import actions as nl2sql
+from . import examples, sqlguard
 
 LOGGED_ACTIONS = ("runsql", "showsql", "explainsql", "narrate")
 EXAMPLE_ACTIONS = ("RUNSQL", "SHOWSQL")        # rated prompts whose response is the SQL

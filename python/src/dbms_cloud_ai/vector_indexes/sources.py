@@ -17,11 +17,11 @@
   caller, read-only, under its statement_timeout and dbms_cloud_ai.max_rows /
   max_result_bytes, in a subtransaction always rolled back);
 - ``https://...`` or ``http://...``: one document, fetched as summarize's
-  location_uri is (text/actions.fetch_document: the host ACL, one deadline,
+  location_uri is (text/documents.fetch_document: the host ACL, one deadline,
   8 MB at most, text types only), with the index's credential_name for Basic
   authentication.
 
-Chunks are cut by text/actions.split (paragraphs, then sentences, then spaces)
+Chunks are cut by text/chunks.split (paragraphs, then sentences, then spaces)
 at chunk_size characters; each chunk after the first repeats the last
 chunk_overlap characters of the one before it.
 """
@@ -32,14 +32,21 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .. import db
 from ..errors import InsufficientPrivilege, InvalidParameter, UndefinedObject
 from ..lazy import LazyModule
 
-text_actions = LazyModule("text.actions")      # fetch_document, split: loaded on first use
-sqlguard = LazyModule("nl2sql.sqlguard")       # pglast and sqlglot: only for query sources
-sqlrun = LazyModule("nl2sql.sqlrun")
+if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
+    from ..nl2sql import sqlguard, sqlrun
+    from ..text import chunks as text_chunks
+    from ..text import documents as text_documents
+else:
+    text_chunks = LazyModule("text.chunks")        # a refresh needs them, a narrate
+    text_documents = LazyModule("text.documents")  # over the index does not
+    sqlguard = LazyModule("nl2sql.sqlguard")       # pglast and sqlglot: only for query sources
+    sqlrun = LazyModule("nl2sql.sqlrun")
 HINT = ("See the attributes of dbms_cloud_ai.create_vector_index() in "
         "docs/reference/vector-indexes.md.")
 
@@ -176,7 +183,7 @@ def documents(plpy, ctx, src: Source, credential_name) -> list[tuple[str, str]]:
         return [(f"{src.relation}:{r['id']}", r["body"]) for r in rows]
     if src.kind == "query":
         return _query_rows(plpy, src)
-    return [(src.text, text_actions.fetch_document(plpy, ctx, src.text, credential_name))]
+    return [(src.text, text_documents.fetch_document(plpy, ctx, src.text, credential_name))]
 
 
 @dataclass(frozen=True)
@@ -195,8 +202,8 @@ def chunks(source: str, text: str, size: int, overlap: int) -> list[Chunk]:
         return []
     # split's pieces are at most max_chunk(target) long: with the overlap in
     # front, a chunk stays within chunk_size
-    target = max(8, int((size - overlap) * text_actions.CHUNK_FILL))
-    parts = [c.text for c in text_actions.split(text, target)]
+    target = max(8, int((size - overlap) * text_chunks.CHUNK_FILL))
+    parts = [c.text for c in text_chunks.split(text, target)]
     out = []
     for i, part in enumerate(parts):
         lead = parts[i - 1][-overlap:] if i and overlap else ""
