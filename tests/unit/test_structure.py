@@ -179,3 +179,32 @@ def test_handlers_import_the_turn_not_generate():
     """generate.py runs the actions; their modules must not import it back."""
     edges = _graph()
     assert [m for m, e in edges.items() if f"{PKG}.generate" in e] == [f"{PKG}.sqlapi"]
+
+
+def _map_of_modules(doc: str) -> set[str]:
+    """The files docs/architecture.md's map lists, as paths under the package
+    (a subpackage's line stands for its __init__.py)."""
+    block = doc.split("## Where things live", 1)[1].split("```\n", 2)[1]
+    lines = block.splitlines()
+    assert lines[0] == f"{PKG}/", "the map starts at the package"
+    out, folder = set(), ""
+    for line in lines[1:]:
+        indent, name = len(line) - len(line.lstrip()), line.split()[0]
+        if indent == 2:
+            folder = name if name.endswith("/") else ""
+            out.add(f"{name}__init__.py" if folder else name)
+        else:
+            assert indent == 4 and folder, line
+            out.add(folder + name)
+    return out
+
+
+def test_the_architecture_map_lists_every_module():
+    """docs/architecture.md's map is where the next person looks a module up:
+    a module missing from it, or a line for a module that is gone, fails here."""
+    doc = (SRC.parents[1] / "docs" / "architecture.md").read_text()
+    listed = _map_of_modules(doc)
+    present = {p.relative_to(SRC / PKG).as_posix() for p in _modules().values()}
+    assert len(present) > 60, "the package was read"
+    assert sorted(present - listed) == [], "modules missing from the map"
+    assert sorted(listed - present) == [], "the map lists modules that do not exist"

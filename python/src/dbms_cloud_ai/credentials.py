@@ -126,7 +126,7 @@ def api_key(plpy, credential_name, row: dict | None = None, shared_by: str | Non
 
 def require_https(url: str, credential_name, what: str, hint: str) -> None:
     """A credential goes only over https (22023): the rule of every document fetch
-    (text/actions.fetch_document), also checked where a URL is given, to refuse it first."""
+    (text/documents.fetch_document), also checked where a URL is given, to refuse it first."""
     if credential_name is not None and not url.strip().lower().startswith("https://"):
         raise InvalidParameter(f"credential_name needs an https {what}",
                                detail="The credential would be sent in clear text over http.",

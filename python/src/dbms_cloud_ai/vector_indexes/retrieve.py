@@ -49,11 +49,6 @@ def words(text: str) -> list[str]:
     return list(dict.fromkeys(w.lower() for w in _WORD.findall(text or "")))[:32]
 
 
-def tsquery(text: str) -> str:
-    """Any of the text's words."""
-    return " | ".join(words(text))
-
-
 _COSINE = embeddings.cosine_sql("c.embedding", "$3::float4[]")
 # $1 index, $2 words, $3 question vector, $4 model, $5 threshold, $6 limit,
 # $7 candidates, $8 fallback scan size (0: none), $9 matches ranked at most
