@@ -51,20 +51,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pathlib
 import statistics
 import sys
 import time
 
 import psycopg
+from fake_llm import Answer, FakeLLM
 from psycopg import sql
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from benchlib import check, connect, drop_database, durability, fresh_database, summary  # noqa: E402
-from fake_llm import Answer, FakeLLM  # noqa: E402
+from bench.benchlib import Bench, check, connect, durability, summary
 
 DBNAME = "dca_bench_acc"
 ROLE = "bench_acc_user"
@@ -187,23 +182,6 @@ REPORTS = [
            from dbms_cloud_ai.dba_cloud_ai_usage where day > {TODAY} - 7
           group by 1, 2 order by error_rate desc"""),
 ]
-
-
-def setup(fake: FakeLLM) -> list[str]:
-    """Fresh database, roles, extension, ACE, credential, profile; returns roles we created."""
-    created = fresh_database(DBNAME, (ROLE, ADMIN))
-    with connect("postgres", DBNAME) as c:
-        c.execute(f"grant dbms_cloud_ai_user to {ROLE}")
-        c.execute(f"grant dbms_cloud_ai_admin to {ADMIN}")
-    with connect(ROLE, DBNAME) as c:
-        c.execute("select dbms_cloud.create_credential(%s, 'user', %s)", (CREDENTIAL, API_KEY))
-        attrs = {"provider": "openai", "credential_name": CREDENTIAL, "provider_endpoint": fake.url}
-        c.execute("select dbms_cloud_ai.create_profile(%s, %s)", (PROFILE, json.dumps(attrs)))
-    return created
-
-
-def teardown(created: list[str]) -> None:
-    drop_database(DBNAME, created)
 
 
 # --- (a) and (c): a turn with and without accounting --------------------------------------------
@@ -472,10 +450,9 @@ def main() -> int:
         return 2
     print(f"bench_accounting: {durability()}", flush=True)
 
-    fake = FakeLLM(lambda wire, body: Answer(ANSWER)).start()
-    created: list[str] = []
-    try:
-        created = setup(fake)
+    with Bench(DBNAME, users=[ROLE], admins=[ADMIN], responder=lambda wire, body: Answer(ANSWER),
+               profile=PROFILE, credential=CREDENTIAL, api_key=API_KEY, keep=args.keep) as b:
+        fake = b.fake
         print(f"dbms_cloud_ai accounting benchmark: database {DBNAME}, roles {ROLE} and {ADMIN}, "
               f"fake LLM at {fake.url} (answers at once)")
         print()
@@ -485,10 +462,6 @@ def main() -> int:
             bench_reports(args)
             bench_cost_at_scale(args)
         return 0
-    finally:
-        fake.stop()
-        if not args.keep:
-            teardown(created)
 
 
 if __name__ == "__main__":

@@ -26,17 +26,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pathlib
 import statistics
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
+from fake_llm import Answer
 
-from benchlib import check, connect, drop_database, durability, fresh_database, summary  # noqa: E402
-from fake_llm import Answer, FakeLLM  # noqa: E402
+from bench.benchlib import Bench, check, connect, durability, summary
 
 DBNAME = "dca_cold"
 ROLE = "bench_user"
@@ -54,20 +50,11 @@ create function public.bench_loaded_modules() returns text language plpython3u a
 $$"""
 
 
-def setup(fake: FakeLLM) -> list[str]:
-    """Database, role, profile; the roles created here (drop_database drops them)."""
-    created = fresh_database(DBNAME, [ROLE])
+def setup() -> None:
+    """What the bench reads the loaded modules with."""
     with connect("postgres", DBNAME) as c:
-        c.execute(f"grant dbms_cloud_ai_user to {ROLE}")
         c.execute(MODULES)
         c.execute(f"grant execute on function public.bench_loaded_modules() to {ROLE}")
-    with connect(ROLE, DBNAME) as c:
-        c.execute("select dbms_cloud.create_credential(%s, 'user', 'sk-cold-0123456789')",
-                  (CREDENTIAL,))
-        c.execute("select dbms_cloud_ai.create_profile(%s, %s)",
-                  (PROFILE, json.dumps({"provider": "openai", "credential_name": CREDENTIAL,
-                                        "provider_endpoint": fake.url})))
-    return created
 
 
 def one_session(warm: int) -> tuple[float, float, list[float]]:
@@ -96,10 +83,9 @@ def main() -> int:
         print("bench: DCA_PGHOST/DCA_PGPORT not set; run `make bench`", file=sys.stderr)
         return 2
     print(f"bench_cold_start: {durability()}", flush=True)
-    fake = FakeLLM(lambda wire, body: Answer(ANSWER)).start()
-    created: list[str] = []
-    try:
-        created = setup(fake)
+    with Bench(DBNAME, users=[ROLE], responder=lambda wire, body: Answer(ANSWER), profile=PROFILE,
+               credential=CREDENTIAL, api_key="sk-cold-0123456789"):
+        setup()
         one_session(1)  # the page cache: a busy server has the files in memory
         connects, colds, warms = [], [], []
         for _ in range(args.sessions):
@@ -125,9 +111,6 @@ def main() -> int:
         print("modules only NL2SQL needs, loaded by a chat call: "
               + (", ".join(wrong) if wrong else "none"))
         return 0
-    finally:
-        fake.stop()
-        drop_database(DBNAME, created)
 
 
 if __name__ == "__main__":

@@ -38,19 +38,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pathlib
 import sys
 import threading
 import time
 
+from fake_llm import Answer, FakeLLM
 from psycopg import sql
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from benchlib import check, connect, drop_database, durability, fresh_database, summary  # noqa: E402
-from fake_llm import Answer, FakeLLM  # noqa: E402
+from bench.benchlib import Bench, check, connect, durability, summary
 
 DBNAME = "dca_bench_conv"
 ROLE = "bench_conv_user"
@@ -60,27 +55,6 @@ CREDENTIAL = "BENCH_CRED"
 API_KEY = "sk-bench-0123456789abcdef"
 ANSWER = "ok"
 GOAL = 1.1
-
-
-
-def setup(fake: FakeLLM) -> list[str]:
-    """Fresh database, roles, extension, ACE, credential and profile; returns roles we created."""
-    created = fresh_database(DBNAME, (ROLE, ADMIN))
-    with connect("postgres", DBNAME) as c:
-        c.execute(f"grant dbms_cloud_ai_user to {ROLE}")
-        c.execute(f"grant dbms_cloud_ai_admin to {ADMIN}")
-    with connect(ROLE, DBNAME) as c:
-        c.execute("select dbms_cloud.create_credential(%s, 'user', %s)", (CREDENTIAL, API_KEY))
-        attrs = {"provider": "openai", "credential_name": CREDENTIAL, "provider_endpoint": fake.url}
-        c.execute("select dbms_cloud_ai.create_profile(%s, %s)", (PROFILE, json.dumps(attrs)))
-    return created
-
-
-def teardown(created: list[str]) -> None:
-    drop_database(DBNAME, created)
-
-
-
 
 
 def new_conversation(conn, title: str, **attrs) -> str:
@@ -305,10 +279,9 @@ def main() -> int:
         return 2
     print(f"bench_conversations: {durability()}", flush=True)
 
-    fake = FakeLLM(lambda wire, body: Answer(ANSWER)).start()
-    created: list[str] = []
-    try:
-        created = setup(fake)
+    with Bench(DBNAME, users=[ROLE], admins=[ADMIN], responder=lambda wire, body: Answer(ANSWER),
+               profile=PROFILE, credential=CREDENTIAL, api_key=API_KEY, keep=args.keep) as b:
+        fake = b.fake
         print(f"dbms_cloud_ai conversations benchmark: database {DBNAME}, role {ROLE}, "
               f"fake LLM at {fake.url} (answers at once)")
         if args.only in (None, "turn"):
@@ -316,10 +289,6 @@ def main() -> int:
         if args.only in (None, "purge"):
             bench_purge(args, fake)
         return 0
-    finally:
-        fake.stop()
-        if not args.keep:
-            teardown(created)
 
 
 if __name__ == "__main__":

@@ -25,19 +25,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pathlib
 import sys
 import time
 
 import psycopg
+from fake_llm import Answer, FakeLLM
 from psycopg import sql
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from benchlib import check, connect, durability, fresh_databases, summary  # noqa: E402
-from fake_llm import Answer, FakeLLM  # noqa: E402
+from bench.benchlib import check, connect, durability, fresh_databases, summary
 
 DBNAME = "dca_bench"
 ROLE = "bench_user"

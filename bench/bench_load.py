@@ -52,9 +52,7 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
-import pathlib
 import re
 import shlex
 import subprocess
@@ -63,16 +61,12 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import fake_llm
 import psycopg
+from fake_llm import Answer, FakeLLM
 from psycopg import sql
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
-
-import fake_llm  # noqa: E402
-from benchlib import check, connect, drop_database, durability, fresh_database, summary  # noqa: E402
-from fake_llm import Answer, FakeLLM  # noqa: E402
+from bench.benchlib import Bench, check, connect, durability, summary
 
 DBNAME = "dca_load"
 OLTP_DB = "dca_load_oltp"
@@ -247,30 +241,19 @@ def table(headers: list[str], rows: list[list]) -> None:
 
 # -- setup -------------------------------------------------------------------
 
-def setup(fake: FakeLLM, oltp: bool) -> list[str]:
-    """Fresh dca_load with the extension, the roles, their credentials and
-    profiles (and an empty dca_load_oltp); returns the roles created here."""
-    created = fresh_database(DBNAME, ROLES)
-    with connect("postgres", DBNAME) as c:
-        for role in ROLES:
-            c.execute(sql.SQL("grant dbms_cloud_ai_user to {}").format(sql.Identifier(role)))
-    attrs = json.dumps({"provider": "openai", "credential_name": CREDENTIAL,
-                        "provider_endpoint": fake.url})
+def setup(b: Bench, oltp: bool) -> None:
+    """A profile for each role; the OLTP database when part 2 runs."""
     for role in ROLES:
-        with connect(role, DBNAME) as c:
-            c.execute("select dbms_cloud.create_credential(%s, 'user', %s)", (CREDENTIAL, API_KEY))
-            c.execute("select dbms_cloud_ai.create_profile(%s, %s)", (PROFILE, attrs))
+        b.profile(role, PROFILE)
     if oltp:
         with connect("postgres", "postgres") as c:
             c.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(OLTP_DB)))
             c.execute(sql.SQL("create database {}").format(sql.Identifier(OLTP_DB)))
-    return created
 
 
-def teardown(created: list[str]) -> None:
+def drop_oltp() -> None:
     with connect("postgres", "postgres") as c:
         c.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(OLTP_DB)))
-    drop_database(DBNAME, created)
 
 
 def header(admin: psycopg.Connection) -> None:
@@ -569,30 +552,35 @@ def main() -> int:
         return 2
     print(f"bench_load: {durability()}", flush=True)
     model = Model()
-    fake = FakeLLM(model).start()
-    created: list[str] = []
-    try:
-        created = setup(fake, 2 in args.parts)
-        with connect("postgres", DBNAME) as admin:
-            header(admin)
-            if args.pgbench is None:
-                major = admin.execute("select current_setting('server_version_num')::int / 10000").fetchone()[0]
-                args.pgbench = f"/usr/lib/postgresql/{major}/bin/pgbench"
-            forms = usable_forms(admin, args.forms)
-            started = time.perf_counter()
-            if 1 in args.parts and forms:
-                part_concurrency(args, forms, model, admin)
-            if 2 in args.parts:
-                part_oltp(args, model, admin)
-            if 3 in args.parts and forms:
-                part_horizon(args, forms, fake, model, admin)
-            print(f"\n{len(fake.requests)} requests reached the fake model; "
-                  f"{time.perf_counter() - started:.0f} s in all")
+    with Bench(DBNAME, users=ROLES, responder=model, credential=CREDENTIAL, api_key=API_KEY,
+               keep=args.keep) as b:
+        fake = b.fake
+        setup(b, 2 in args.parts)
+        try:
+            run(args, model, fake)
+        finally:
+            if not args.keep:
+                drop_oltp()
         return 0
-    finally:
-        fake.stop()
-        if not args.keep:
-            teardown(created)
+
+
+def run(args, model: Model, fake: FakeLLM) -> None:
+    """The parts asked for, against the world main() set up."""
+    with connect("postgres", DBNAME) as admin:
+        header(admin)
+        if args.pgbench is None:
+            major = admin.execute("select current_setting('server_version_num')::int / 10000").fetchone()[0]
+            args.pgbench = f"/usr/lib/postgresql/{major}/bin/pgbench"
+        forms = usable_forms(admin, args.forms)
+        started = time.perf_counter()
+        if 1 in args.parts and forms:
+            part_concurrency(args, forms, model, admin)
+        if 2 in args.parts:
+            part_oltp(args, model, admin)
+        if 3 in args.parts and forms:
+            part_horizon(args, forms, fake, model, admin)
+        print(f"\n{len(fake.requests)} requests reached the fake model; "
+              f"{time.perf_counter() - started:.0f} s in all")
 
 
 if __name__ == "__main__":

@@ -71,19 +71,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pathlib
 import sys
 import threading
 import time
 
+from fake_llm import Answer, FakeLLM
 from psycopg import sql
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from benchlib import check, connect, drop_database, durability, fresh_database, summary  # noqa: E402
-from fake_llm import Answer, FakeLLM  # noqa: E402
+from bench.benchlib import Bench, check, connect, durability, summary
 
 DBNAME = "dca_bench_mem"
 ROLE = "bench_mem_user"
@@ -256,12 +251,9 @@ $python$;
 """
 
 
-def setup(fake: FakeLLM) -> list[str]:
-    """Fresh database, roles, extension, ACE, credentials, profiles; returns roles we created."""
-    created = fresh_database(DBNAME, (ROLE, GATEWAY))
+def setup(b: Bench) -> None:
+    """Memory on, the gateway's role, the harness, and two profiles each (memory on and off)."""
     with connect("postgres", DBNAME) as c:
-        for role in (ROLE, GATEWAY):
-            c.execute(f"grant dbms_cloud_ai_user to {role}")
         c.execute("select dbms_cloud_ai.enable_memory()")
         c.execute("select dbms_cloud_ai.set_memory_role(%s, identity => 'asserted')", (GATEWAY,))
         c.execute(PICK_FN)
@@ -271,15 +263,8 @@ def setup(fake: FakeLLM) -> list[str]:
         c.execute(f"grant execute on function public.bench_memory_sql() to {ROLE}")
         c.execute(f"grant execute on function public.bench_memory_instrument(boolean) to {ROLE}")
     for role in (ROLE, GATEWAY):
-        with connect(role, DBNAME) as c:
-            c.execute("select dbms_cloud.create_credential(%s, 'user', %s)", (CREDENTIAL, API_KEY))
-            base = {"provider": "openai", "credential_name": CREDENTIAL,
-                    "provider_endpoint": fake.url}
-            c.execute("select dbms_cloud_ai.create_profile(%s, %s)",
-                      (PROFILE_ON, json.dumps({**base, "long_term_memory": True})))
-            c.execute("select dbms_cloud_ai.create_profile(%s, %s)",
-                      (PROFILE_OFF, json.dumps({**base, "long_term_memory": False})))
-    return created
+        b.profile(role, PROFILE_ON, long_term_memory=True)
+        b.profile(role, PROFILE_OFF, long_term_memory=False)
 
 
 def load_history(args) -> float:
@@ -288,10 +273,6 @@ def load_history(args) -> float:
         su.execute(HISTORY, {"n": args.history, "others": args.subjects - 1})
         su.execute("analyze dbms_cloud_ai._model_call, dbms_cloud_ai._message_source")
     return time.perf_counter() - t0
-
-
-def teardown(created: list[str]) -> None:
-    drop_database(DBNAME, created)
 
 
 def fmt_row(label: str, s: dict, cols=("p50", "p95", "p99", "mean"), scale=1.0, width=46) -> str:
@@ -703,11 +684,11 @@ def main() -> int:
     print(f"bench_memory: {durability()}", flush=True)
     check(args.memories <= 200, "--memories above max_memories (200) would not all be recalled")
 
-    fake = FakeLLM(lambda wire, body: Answer(ANSWER)).start()
-    created: list[str] = []
     started = time.perf_counter()
-    try:
-        created = setup(fake)
+    with Bench(DBNAME, users=[ROLE, GATEWAY], responder=lambda wire, body: Answer(ANSWER),
+               credential=CREDENTIAL, api_key=API_KEY, keep=args.keep) as b:
+        fake = b.fake
+        setup(b)
         print(f"dbms_cloud_ai long-term memory benchmark: database {DBNAME}, roles {ROLE} and "
               f"{GATEWAY}, fake LLM at {fake.url} (answers at once)")
         took = load_history(args)
@@ -720,10 +701,6 @@ def main() -> int:
             bench_jobs(args, fake)
         print(f"total {time.perf_counter() - started:.0f}s")
         return 0
-    finally:
-        fake.stop()
-        if not args.keep:
-            teardown(created)
 
 
 if __name__ == "__main__":

@@ -55,20 +55,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pathlib
 import re
 import sys
 import time
 
+from fake_llm import Answer, FakeLLM, last_user_text
 from psycopg import sql
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "python" / "src"))
-
-from benchlib import check, connect, durability, fresh_databases, summary  # noqa: E402
-from fake_llm import Answer, FakeLLM, last_user_text  # noqa: E402
+from bench.benchlib import check, connect, durability, fresh_databases, summary
 
 DBNAME = "dca_bench_nl2sql"
 SMALL_DBNAME = "dca_bench_nl2sql_small"

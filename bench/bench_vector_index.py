@@ -39,19 +39,14 @@ import argparse
 import io
 import json
 import os
-import pathlib
 import random
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "python" / "src"))
+from dbms_cloud_ai.vector_indexes import refresh, retrieve
+from fake_llm import FakeLLM, embed_text
 
-from benchlib import connect, drop_database, durability, fresh_database, summary  # noqa: E402
-from dbms_cloud_ai.vector_indexes import refresh, retrieve  # noqa: E402
-from fake_llm import FakeLLM, embed_text  # noqa: E402
+from bench.benchlib import connect, drop_database, durability, fresh_database, summary
 
 DB = "dca_bench_vector_index"
 USER = "bench_vector_index_user"

@@ -27,18 +27,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pathlib
 import statistics
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
+from fake_llm import Answer, FakeLLM
 
-from bench_generate import API_KEY, BARE_POST_HTTPX, CREDENTIAL, PROFILE, PROMPT, ROLE, TRANSPORT_HEADERS  # noqa: E402
-from benchlib import check, connect, durability, fresh_databases  # noqa: E402
-from fake_llm import Answer, FakeLLM  # noqa: E402
+from bench import ROOT
+from bench.bench_generate import API_KEY, BARE_POST_HTTPX, CREDENTIAL, PROFILE, PROMPT, ROLE, TRANSPORT_HEADERS
+from bench.benchlib import check, connect, durability, fresh_databases
 
 GENERATE = "select dbms_cloud_ai.generate(%s, profile_name => %s, action => 'chat')"
 BASELINE = "select public.bench_bare_post_httpx(%s, %s, %s)"

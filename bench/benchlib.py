@@ -1,11 +1,13 @@
-"""What the benchmarks share: connecting, checking, percentiles."""
+"""What the benchmarks share: their world (Bench), connecting, checking, percentiles."""
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 
 import psycopg
+from fake_llm import FakeLLM
 from psycopg import sql
 
 
@@ -86,3 +88,61 @@ def drop_database(dbname: str, created: list[str]) -> None:
         c.execute(f"drop database if exists {dbname} with (force)")
         for role in created:
             c.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+
+
+def create_profile(role: str, dbname: str, profile: str, credential: str, api_key: str | None,
+                   **attrs) -> None:
+    """As ``role``: an OpenAI profile over ``credential``, made first unless api_key is None."""
+    with connect(role, dbname) as c:
+        if api_key is not None:
+            c.execute("select dbms_cloud.create_credential(%s, 'user', %s)", (credential, api_key))
+        c.execute("select dbms_cloud_ai.create_profile(%s, %s)", (profile, json.dumps(
+            {"provider": "openai", "credential_name": credential, **attrs})))
+
+
+class Bench:
+    """A benchmark's world, gone at the end: the fake LLM in this process, a fresh
+    database with the extension (a PUBLIC host ACE reaches the fake), the login
+    roles it needs (users get dbms_cloud_ai_user, admins dbms_cloud_ai_admin)
+    and, given a profile name, that profile over the fake for each user.
+    ``with Bench(...) as b:`` then b.fake, b.profile(...); keep=True leaves the
+    database and roles for a look afterwards."""
+
+    def __init__(self, dbname: str, users=(), admins=(), responder=None, profile: str | None = None,
+                 credential: str = "BENCH_CRED", api_key: str = "sk-bench-0123456789",
+                 keep: bool = False):
+        self.dbname, self.users, self.admins, self.keep = dbname, tuple(users), tuple(admins), keep
+        self.credential, self.api_key = credential, api_key
+        self.fake = FakeLLM(responder)
+        self.created: list[str] = []
+        self._profile = profile
+        self._credentialed: set[str] = set()
+
+    def __enter__(self) -> Bench:
+        self.fake.start()
+        try:
+            self.created = fresh_database(self.dbname, self.users + self.admins)
+            with connect("postgres", self.dbname) as c:
+                for role, granted in [(r, "dbms_cloud_ai_user") for r in self.users] + \
+                                     [(r, "dbms_cloud_ai_admin") for r in self.admins]:
+                    c.execute(sql.SQL("grant {} to {}").format(sql.Identifier(granted),
+                                                               sql.Identifier(role)))
+            if self._profile:
+                for role in self.users:
+                    self.profile(role, self._profile)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def profile(self, role: str, name: str, **attrs) -> None:
+        """An OpenAI profile of ``role``'s over the fake LLM."""
+        key = None if role in self._credentialed else self.api_key
+        self._credentialed.add(role)
+        create_profile(role, self.dbname, name, self.credential, key,
+                       provider_endpoint=self.fake.url, **attrs)
+
+    def __exit__(self, *exc) -> None:
+        self.fake.stop()
+        if not self.keep:
+            drop_database(self.dbname, self.created)

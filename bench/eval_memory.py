@@ -54,9 +54,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
+from bench import ROOT
 
 DBNAME = "dca_eval_mem"
 GATEWAY = "eval_mem_gw"
@@ -175,7 +173,7 @@ class Model:
 # --- the database side ------------------------------------------------------------------------
 
 def setup(endpoint: str, model: str, api_key: str, ace: tuple[str, int] | None) -> list[str]:
-    from benchlib import connect, fresh_database
+    from bench.benchlib import connect, fresh_database
     created = fresh_database(DBNAME, (GATEWAY,))
     with connect("postgres", DBNAME) as c:
         c.execute(f"grant dbms_cloud_ai_user to {GATEWAY}")
@@ -194,7 +192,7 @@ def setup(endpoint: str, model: str, api_key: str, ace: tuple[str, int] | None) 
 
 def run_conversations(convos: list[dict], model: Model | None) -> tuple[dict, list[float]]:
     """Each conversation as its own end user; returns {conversation_id: set id}, turn seconds."""
-    from benchlib import connect
+    from bench.benchlib import connect
     ids, turn_s = {}, []
     with connect(GATEWAY, DBNAME) as c:
         for convo in convos:
@@ -213,7 +211,7 @@ def run_conversations(convos: list[dict], model: Model | None) -> tuple[dict, li
 
 
 def run_jobs() -> tuple[float, int]:
-    from benchlib import connect
+    from bench.benchlib import connect
     with connect("postgres", DBNAME) as su:
         su.execute("update dbms_cloud_ai._memory_job set due_at = now() where status = 'pending'")
         t0 = time.perf_counter()
@@ -223,7 +221,7 @@ def run_jobs() -> tuple[float, int]:
 
 def read_results(ids: dict) -> tuple[dict, dict]:
     """Memories by set id, and each set id's job (status, reason, counts, latency)."""
-    from benchlib import connect
+    from bench.benchlib import connect
     mems: dict[str, list[str]] = {v: [] for v in ids.values()}
     jobs: dict[str, dict] = {}
     with connect("postgres", DBNAME) as su:
@@ -253,7 +251,7 @@ def pct(x) -> str:
 
 
 def report(scored, jobs, tot, wall, n_jobs, turn_s, extractions, verbose) -> dict:
-    from benchlib import summary
+    from bench.benchlib import summary
     lat = [ms for j in jobs.values() for ms in (j["latency_ms"] or [])]
     reasons: dict[str, int] = {}
     for j in jobs.values():
@@ -324,7 +322,7 @@ def main() -> int:
         print("eval_memory: DCA_PGHOST/DCA_PGPORT not set (socket directory and port of a server "
               "where postgres is a trust-auth superuser)", file=sys.stderr)
         return 2
-    from benchlib import drop_database, durability
+    from bench.benchlib import drop_database, durability
 
     convos = load_set(args.set)
     model: Model | None = None

@@ -62,14 +62,11 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import psycopg
+from fake_llm import Answer, FakeLLM, keyword_responder
 from psycopg import sql
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from benchlib import connect, drop_database, durability, fresh_database  # noqa: E402
-from fake_llm import Answer, FakeLLM, keyword_responder  # noqa: E402
+from bench import ROOT
+from bench.benchlib import connect, drop_database, durability, fresh_database
 
 DBNAME = "dca_eval_nl2sql"
 ROLE = "eval_nl2sql_user"

@@ -22,17 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pathlib
 import sys
 
 import httpx
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from bench_vector_index import PATHS, prepare  # noqa: E402
-from benchlib import connect, drop_database, fresh_database  # noqa: E402
+from bench.bench_vector_index import PATHS, prepare
+from bench.benchlib import connect, drop_database, fresh_database
 
 DB = "dca_eval_vector_index"
 USER = "eval_vector_index_user"

@@ -7,9 +7,10 @@ excludes.  The scoring (bench/eval_memory.py) is checked on small cases."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import pathlib
+import sys
 
 import pytest
 
@@ -18,10 +19,8 @@ SET = ROOT / "bench" / "memory_eval.json"
 
 
 def _load_eval():
-    spec = importlib.util.spec_from_file_location("eval_memory", ROOT / "bench" / "eval_memory.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    sys.path.insert(0, str(ROOT))
+    return importlib.import_module("bench.eval_memory")
 
 
 ev = _load_eval()

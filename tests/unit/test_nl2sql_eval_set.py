@@ -46,13 +46,8 @@ ALL_IDS = [f"{pathlib.Path(name).stem}-{q['id']}" for name, q in ALL]
 
 @functools.cache
 def _load_eval():
-    sys.path.insert(0, str(ROOT / "bench"))
-    sys.path.insert(0, str(ROOT / "tools"))
-    spec = importlib.util.spec_from_file_location("eval_nl2sql", ROOT / "bench" / "eval_nl2sql.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod   # a dataclass looks its module up there
-    spec.loader.exec_module(mod)
-    return mod
+    sys.path.insert(0, str(ROOT))
+    return importlib.import_module("bench.eval_nl2sql")
 
 
 def walk(node, visit):
