@@ -141,31 +141,32 @@ demo:
 # accounting) then run once more with both off, labelled as such, to show that flush.
 # The memory-extraction evaluation runs scripted, and with a local model too when
 # LOCAL_MODEL_URL (an OpenAI-compatible server) and LOCAL_MODEL_NAME are set.
+# Each benchmark runs as `python -m bench.<name>` from the root; a colon stands for a space
+# before its arguments.
+BENCHES = bench_generate bench_versions bench_accounting bench_conversations bench_nl2sql \
+          eval_nl2sql:--scripted bench_memory eval_memory:--scripted bench_cold_start bench_load \
+          bench_vector_index
+BENCHES_UNDURABLE = bench_generate bench_versions bench_accounting:--only:cost
+run_benches = for b in $(1); do $(VENV)/bin/python -m bench.$$(echo $$b | tr : ' ') || exit; done
+
 bench: deps install key venv
 	scripts/install-release.sh $(RELEASED)
 	scripts/pg-cluster.sh stop $(BENCH_DURABLE_DIR); rm -rf $(BENCH_DURABLE_DIR)
 	DCA_DURABLE=1 scripts/pg-cluster.sh start $(BENCH_DURABLE_DIR) $(BENCH_DURABLE_PORT)
 	export DCA_PGHOST=$(BENCH_DURABLE_DIR)/sock DCA_PGPORT=$(BENCH_DURABLE_PORT); \
-	  $(VENV)/bin/python bench/bench_generate.py && $(VENV)/bin/python bench/bench_versions.py \
-	    && $(VENV)/bin/python bench/bench_accounting.py && $(VENV)/bin/python bench/bench_conversations.py \
-	    && $(VENV)/bin/python bench/bench_nl2sql.py && $(VENV)/bin/python bench/eval_nl2sql.py --scripted \
-	    && { [ -z "$$LOCAL_MODEL_URL" ] || $(VENV)/bin/python bench/eval_nl2sql.py --url "$$LOCAL_MODEL_URL" \
+	  ( $(call run_benches,$(BENCHES)) \
+	    && { [ -z "$$LOCAL_MODEL_URL" ] || $(VENV)/bin/python -m bench.eval_nl2sql --url "$$LOCAL_MODEL_URL" \
 	           --model "$${LOCAL_MODEL_NAME:-local}"; } \
-	    && $(VENV)/bin/python bench/bench_memory.py \
-	    && $(VENV)/bin/python bench/eval_memory.py --scripted \
-	    && { [ -z "$$LOCAL_MODEL_URL" ] || $(VENV)/bin/python bench/eval_memory.py \
+	    && { [ -z "$$LOCAL_MODEL_URL" ] || $(VENV)/bin/python -m bench.eval_memory \
 	         --url "$$LOCAL_MODEL_URL" --model "$${LOCAL_MODEL_NAME:-local}"; } \
-	    && $(VENV)/bin/python bench/bench_cold_start.py && $(VENV)/bin/python bench/bench_load.py \
-	    && $(VENV)/bin/python bench/bench_vector_index.py \
-	    && { [ -z "$$LOCAL_EMBED_URL" ] || $(VENV)/bin/python bench/eval_vector_index.py \
-	         --url "$$LOCAL_EMBED_URL" --model "$${LOCAL_EMBED_NAME:-all-minilm-l6-v2}"; }; \
+	    && { [ -z "$$LOCAL_EMBED_URL" ] || $(VENV)/bin/python -m bench.eval_vector_index \
+	         --url "$$LOCAL_EMBED_URL" --model "$${LOCAL_EMBED_NAME:-all-minilm-l6-v2}"; } ); \
 	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DURABLE_DIR); [ $$status = 0 ] || exit $$status
 	@echo; echo "=== again with fsync and synchronous_commit off: NOT PostgreSQL's defaults ==="
 	scripts/pg-cluster.sh stop $(BENCH_DIR); rm -rf $(BENCH_DIR)
 	scripts/pg-cluster.sh start $(BENCH_DIR) $(BENCH_PORT)
 	export DCA_PGHOST=$(BENCH_DIR)/sock DCA_PGPORT=$(BENCH_PORT); \
-	  $(VENV)/bin/python bench/bench_generate.py && $(VENV)/bin/python bench/bench_versions.py \
-	    && $(VENV)/bin/python bench/bench_accounting.py --only cost; \
+	  ( $(call run_benches,$(BENCHES_UNDURABLE)) ); \
 	  status=$$?; scripts/pg-cluster.sh stop $(BENCH_DIR); exit $$status
 
 clean:

@@ -3,7 +3,7 @@
 Run by `make bench` against a throwaway cluster (DCA_PGHOST / DCA_PGPORT), or
 against any server where postgres is a trust-auth superuser:
 
-    .venv/bin/python bench/bench_accounting.py [--calls N] [--block B] [--warmup W]
+    .venv/bin/python -m bench.bench_accounting [--calls N] [--block B] [--warmup W]
         [--rows N] [--runs R] [--only cost|reports] [--keep]
 
 It creates a fresh database dca_bench_acc with the extension, a login role
@@ -65,8 +65,6 @@ DBNAME = "dca_bench_acc"
 ROLE = "bench_acc_user"
 ADMIN = "bench_acc_admin"
 PROFILE = "BENCH"
-CREDENTIAL = "BENCH_CRED"
-API_KEY = "sk-bench-0123456789abcdef"
 ANSWER = "8"
 COST_GOAL = 1.1   # issue 16, at default durability
 REPORT_GOAL_MS = 200.0
@@ -451,7 +449,7 @@ def main() -> int:
     print(f"bench_accounting: {durability()}", flush=True)
 
     with Bench(DBNAME, users=[ROLE], admins=[ADMIN], responder=lambda wire, body: Answer(ANSWER),
-               profile=PROFILE, credential=CREDENTIAL, api_key=API_KEY, keep=args.keep) as b:
+               profile=PROFILE, keep=args.keep) as b:
         fake = b.fake
         print(f"dbms_cloud_ai accounting benchmark: database {DBNAME}, roles {ROLE} and {ADMIN}, "
               f"fake LLM at {fake.url} (answers at once)")

@@ -2,7 +2,7 @@
 
 Run by `make bench` against a throwaway cluster (DCA_PGHOST / DCA_PGPORT):
 
-    .venv/bin/python bench/bench_cold_start.py [--sessions N] [--warm W]
+    .venv/bin/python -m bench.bench_cold_start [--sessions N] [--warm W]
 
 Each of N new sessions (one at a time, role bench_user, a fresh connection)
 makes one generate(..., 'chat') call to an in-process fake LLM that answers at
@@ -37,7 +37,6 @@ from bench.benchlib import Bench, check, connect, durability, summary
 DBNAME = "dca_cold"
 ROLE = "bench_user"
 PROFILE = "COLD"
-CREDENTIAL = "COLD_CRED"
 ANSWER = "8"
 BUDGET_MS = 100.0
 GENERATE = "select dbms_cloud_ai.generate(%s, profile_name => %s, action => 'chat')"
@@ -83,8 +82,7 @@ def main() -> int:
         print("bench: DCA_PGHOST/DCA_PGPORT not set; run `make bench`", file=sys.stderr)
         return 2
     print(f"bench_cold_start: {durability()}", flush=True)
-    with Bench(DBNAME, users=[ROLE], responder=lambda wire, body: Answer(ANSWER), profile=PROFILE,
-               credential=CREDENTIAL, api_key="sk-cold-0123456789"):
+    with Bench(DBNAME, users=[ROLE], responder=lambda wire, body: Answer(ANSWER), profile=PROFILE):
         setup()
         one_session(1)  # the page cache: a busy server has the files in memory
         connects, colds, warms = [], [], []

@@ -2,7 +2,7 @@
 
 Run against a running server (superuser postgres, trust auth), like bench_generate.py:
 
-    DCA_PGHOST=/path/to/sock DCA_PGPORT=5432 .venv/bin/python bench/bench_conversations.py \
+    DCA_PGHOST=/path/to/sock DCA_PGPORT=5432 .venv/bin/python -m bench.bench_conversations \
         [--turns N] [--warmup W] [--large-prompts N] [--expired-prompts N] [--batch-size B] \
         [--purge-as admin|superuser] [--only turn|purge] [--keep]
 
@@ -51,8 +51,6 @@ DBNAME = "dca_bench_conv"
 ROLE = "bench_conv_user"
 ADMIN = "bench_conv_admin"
 PROFILE = "BENCH"
-CREDENTIAL = "BENCH_CRED"
-API_KEY = "sk-bench-0123456789abcdef"
 ANSWER = "ok"
 GOAL = 1.1
 
@@ -280,7 +278,7 @@ def main() -> int:
     print(f"bench_conversations: {durability()}", flush=True)
 
     with Bench(DBNAME, users=[ROLE], admins=[ADMIN], responder=lambda wire, body: Answer(ANSWER),
-               profile=PROFILE, credential=CREDENTIAL, api_key=API_KEY, keep=args.keep) as b:
+               profile=PROFILE, keep=args.keep) as b:
         fake = b.fake
         print(f"dbms_cloud_ai conversations benchmark: database {DBNAME}, role {ROLE}, "
               f"fake LLM at {fake.url} (answers at once)")

@@ -2,7 +2,7 @@
 
 Run by `make bench` against a throwaway cluster (DCA_PGHOST / DCA_PGPORT):
 
-    .venv/bin/python bench/bench_generate.py [--calls N] [--warmup W]
+    .venv/bin/python -m bench.bench_generate [--calls N] [--warmup W]
 
 It creates a fresh database dca_bench with the extension, a login role
 bench_user (member of dbms_cloud_ai_user) with a credential and an openai

@@ -2,7 +2,7 @@
 
 Against a running cluster (DCA_PGHOST / DCA_PGPORT, superuser postgres, trust auth):
 
-    .venv/bin/python bench/bench_load.py [--parts 1,2,3] [--forms function,procedure]
+    .venv/bin/python -m bench.bench_load [--parts 1,2,3] [--forms function,procedure]
         [--sessions 10,50,100] [--calls 3] [--delay 1.0] [--ai-sessions 50]
         [--oltp-seconds 20] [--oltp-clients 4] [--vacuum-calls 10] [--vacuum-delay 8]
         [--updates 2000]
@@ -72,8 +72,6 @@ DBNAME = "dca_load"
 OLTP_DB = "dca_load_oltp"
 ROLES = ("load_user", "load_user2")
 PROFILE = "LOAD"
-CREDENTIAL = "LOAD_CRED"
-API_KEY = "sk-load-0123456789abcdef"
 PROMPT = "What is 4 + 4 ?"
 ANSWER = "8"
 MARGIN = 5          # connections left free for the monitor, setup and anyone else
@@ -552,8 +550,7 @@ def main() -> int:
         return 2
     print(f"bench_load: {durability()}", flush=True)
     model = Model()
-    with Bench(DBNAME, users=ROLES, responder=model, credential=CREDENTIAL, api_key=API_KEY,
-               keep=args.keep) as b:
+    with Bench(DBNAME, users=ROLES, responder=model, keep=args.keep) as b:
         fake = b.fake
         setup(b, 2 in args.parts)
         try:

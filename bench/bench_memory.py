@@ -3,7 +3,7 @@
 Run by `make bench` against a throwaway cluster (DCA_PGHOST / DCA_PGPORT), or
 against any server where postgres is a trust-auth superuser:
 
-    .venv/bin/python bench/bench_memory.py [--subjects N] [--per-subject K] [--memories M]
+    .venv/bin/python -m bench.bench_memory [--subjects N] [--per-subject K] [--memories M]
         [--reps R] [--calls C] [--warmup W] [--block B] [--breakdown N] [--history N]
         [--jobs J] [--batch-size B] [--runners N] [--only recall|jobs] [--keep]
 
@@ -85,8 +85,6 @@ ROLE = "bench_mem_user"
 GATEWAY = "bench_mem_gw"
 PROFILE_ON = "MEM_ON"
 PROFILE_OFF = "MEM_OFF"
-CREDENTIAL = "BENCH_CRED"
-API_KEY = "sk-bench-0123456789abcdef"
 ANSWER = "ok"
 QUESTION = "Which format and currency should my quarterly sales report use?"
 GOAL_MS = 2.0
@@ -686,7 +684,7 @@ def main() -> int:
 
     started = time.perf_counter()
     with Bench(DBNAME, users=[ROLE, GATEWAY], responder=lambda wire, body: Answer(ANSWER),
-               credential=CREDENTIAL, api_key=API_KEY, keep=args.keep) as b:
+               keep=args.keep) as b:
         fake = b.fake
         setup(b)
         print(f"dbms_cloud_ai long-term memory benchmark: database {DBNAME}, roles {ROLE} and "

@@ -3,7 +3,7 @@
 Run by `make bench` against a throwaway cluster, or against any running server
 (superuser postgres, trust auth):
 
-    DCA_PGHOST=/path/to/sock DCA_PGPORT=5432 .venv/bin/python bench/bench_nl2sql.py \
+    DCA_PGHOST=/path/to/sock DCA_PGPORT=5432 .venv/bin/python -m bench.bench_nl2sql \
         [--calls N] [--cold N] [--fresh N] [--reps N] [--e2e-calls N] [--keep]
 
 It creates a login role bench_nl2sql_user (member of dbms_cloud_ai_user) and

@@ -3,7 +3,7 @@
 Run by `make bench` against a throwaway cluster (DCA_PGHOST / DCA_PGPORT), or
 against any server where postgres is a trust-auth superuser:
 
-    .venv/bin/python bench/bench_vector_index.py [--build N] [--chunks M] [--queries Q]
+    .venv/bin/python -m bench.bench_vector_index [--build N] [--chunks M] [--queries Q]
         [--exact-queries E] [--keep]
 
 It creates a fresh database dca_bench_vector_index with the extension and a fake LLM in

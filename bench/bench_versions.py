@@ -3,7 +3,7 @@
 Run by `make bench` against a throwaway cluster (DCA_PGHOST / DCA_PGPORT):
 
     scripts/install-release.sh 0.3.0            # once, as root: the release's Python package
-    .venv/bin/python bench/bench_versions.py [--release 0.3.0] [--sets 8] [--calls 300]
+    .venv/bin/python -m bench.bench_versions [--release 0.3.0] [--sets 8] [--calls 300]
 
 Two databases, dca_v_release with the released version (CREATE EXTENSION ...
 VERSION) and dca_v_current with the installed one, each with the role

@@ -109,7 +109,7 @@ class Bench:
     database and roles for a look afterwards."""
 
     def __init__(self, dbname: str, users=(), admins=(), responder=None, profile: str | None = None,
-                 credential: str = "BENCH_CRED", api_key: str = "sk-bench-0123456789",
+                 credential: str = "BENCH_CRED", api_key: str = "sk-bench-0123456789abcdef",
                  keep: bool = False):
         self.dbname, self.users, self.admins, self.keep = dbname, tuple(users), tuple(admins), keep
         self.credential, self.api_key = credential, api_key

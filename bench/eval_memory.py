@@ -3,8 +3,8 @@
 Run by `make bench` (scripted, and with a local model when LOCAL_MODEL_URL is set), or against
 any server where postgres is a trust-auth superuser:
 
-    .venv/bin/python bench/eval_memory.py --scripted [--verbose] [--json OUT]
-    .venv/bin/python bench/eval_memory.py --url http://127.0.0.1:8080 --model NAME
+    .venv/bin/python -m bench.eval_memory --scripted [--verbose] [--json OUT]
+    .venv/bin/python -m bench.eval_memory --url http://127.0.0.1:8080 --model NAME
         [--api-key KEY] [--live-chat] [--set bench/memory_eval.json] [--verbose] [--json OUT] [--keep]
 
 It creates a fresh database dca_eval_mem with the extension, switches long-term memory on for its

@@ -4,8 +4,8 @@ schemas unlike it (issue 29).
 Run by `make bench` against a throwaway cluster, or against any running server
 (superuser postgres, trust auth):
 
-    DCA_PGHOST=/path/to/sock DCA_PGPORT=5432 .venv/bin/python bench/eval_nl2sql.py [--scripted]
-    DCA_PGHOST=... DCA_PGPORT=... .venv/bin/python bench/eval_nl2sql.py \
+    DCA_PGHOST=/path/to/sock DCA_PGPORT=5432 .venv/bin/python -m bench.eval_nl2sql [--scripted]
+    DCA_PGHOST=... DCA_PGPORT=... .venv/bin/python -m bench.eval_nl2sql \
         --url http://127.0.0.1:8080 --model NAME [--set unfamiliar] [--limit N] [--only ID,ID]
         [--attributes JSON] [--json OUT] [--verbose]
 

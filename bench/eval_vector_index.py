@@ -9,7 +9,7 @@ reports for each retrieval path how often the document is first, and among
 the first 3 (match_limit 3):
 
     scripts/local-embeddings.sh start
-    DCA_PGHOST=... DCA_PGPORT=... .venv/bin/python bench/eval_vector_index.py \
+    DCA_PGHOST=... DCA_PGPORT=... .venv/bin/python -m bench.eval_vector_index \
         --url http://127.0.0.1:8766 --model all-minilm-l6-v2
 
 Paths: words+cosine (full text, then cosine), hnsw (pgvector, when the server

@@ -15,7 +15,7 @@ from .conversations import store as conversations
 from .lazy import LazyModule
 from .memory import identity
 from .memory import recall as memory
-from .model import accounting, budget, detached, llm
+from .model import accounting, budget, detached, timing
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .memory import jobs as memory_jobs
@@ -269,7 +269,7 @@ def set_token_budget(plpy, principal_name, daily_tokens):
 
 @sql_entry
 def set_max_wait(plpy, seconds):
-    llm.set_max_wait(plpy, seconds)
+    timing.set_max_wait(plpy, seconds)
 
 
 @sql_entry

@@ -323,7 +323,7 @@ def run(plpy, conversation_id: str, token: str) -> str:
     provider = providers.for_attributes(attrs)
     if provider.needs_key and (ctx.credential is None or not ctx.credential["enabled"]):
         return finish("stopped", "no_model: credential")
-    if not provider.model(attrs) and provider.name != "azure":   # azure: the deployment's
+    if not provider.model(attrs) and not provider.model_from_deployment:
         return finish("stopped", "no_model: model")
     if not rows:
         return finish("done", "no_new_messages")

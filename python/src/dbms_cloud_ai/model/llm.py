@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from .. import acl, credentials, db, providers
-from ..errors import DcaError, InvalidParameter
+from .. import acl, credentials, providers
+from ..errors import DcaError
 from ..providers import ChatRequest, Completion
 from ..providers.base import with_written_tool_calls
 from . import accounting, budget, http, timing
@@ -69,19 +69,3 @@ def send(plpy, ctx, attrs: dict, provider, *, url: str, headers, body: dict, sen
         completion=completion, latency_ms=reply.elapsed_ms, attempts=reply.attempts,
         call_id=call_id)
     return result, completion
-
-
-def set_max_wait(plpy, seconds) -> None:
-    """Admin: the longest any call may wait on the network; NULL: the default."""
-    acl.require_admin(plpy, "set_max_wait")
-    if seconds is None:
-        db.query(plpy, "delete from dbms_cloud_ai._admin_setting where setting = 'max_wait'")
-        return
-    if not 0 < seconds <= timing.MAX_WAIT_LIMIT:
-        raise InvalidParameter(f"invalid max_wait {seconds!r}",
-                               detail=f"Use seconds above 0 and at most {timing.MAX_WAIT_LIMIT:g}.",
-                               hint="SELECT dbms_cloud_ai.set_max_wait(300);")
-    db.query(plpy, """
-        insert into dbms_cloud_ai._admin_setting (setting, value) values ('max_wait', $1)
-        on conflict (setting) do update set value = excluded.value, modified = pg_catalog.now()""",
-             ("float8",), (seconds,))

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import time
 
-from .. import db, settings
-from ..errors import ProviderTimeout
+from .. import acl, db, settings
+from ..errors import InvalidParameter, ProviderTimeout
 
 DEFAULT_MAX_WAIT = 300.0      # the administrator's cap on any call's wait (set_max_wait)
 MAX_WAIT_LIMIT = 3600.0
@@ -80,3 +80,19 @@ def deadline(plpy, row: dict | None, provider: str) -> tuple[float, int]:
                               detail="statement_timeout has (almost) expired",
                               hint="Raise statement_timeout.")
     return end, attempts
+
+
+def set_max_wait(plpy, seconds) -> None:
+    """Admin: the longest any call may wait on the network; NULL: the default."""
+    acl.require_admin(plpy, "set_max_wait")
+    if seconds is None:
+        db.query(plpy, "delete from dbms_cloud_ai._admin_setting where setting = 'max_wait'")
+        return
+    if not 0 < seconds <= MAX_WAIT_LIMIT:
+        raise InvalidParameter(f"invalid max_wait {seconds!r}",
+                               detail=f"Use seconds above 0 and at most {MAX_WAIT_LIMIT:g}.",
+                               hint="SELECT dbms_cloud_ai.set_max_wait(300);")
+    db.query(plpy, """
+        insert into dbms_cloud_ai._admin_setting (setting, value) values ('max_wait', $1)
+        on conflict (setting) do update set value = excluded.value, modified = pg_catalog.now()""",
+             ("float8",), (seconds,))

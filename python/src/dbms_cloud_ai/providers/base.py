@@ -63,6 +63,9 @@ class Provider:
     default_base = ""           # scheme://host[/prefix]
     default_model: str | None = None
     needs_key = True
+    # The deployment, not a model attribute, names the model (Azure OpenAI): a
+    # profile without "model" still has one.
+    model_from_deployment = False
     # Sent with every attempt of one logical call, its value the call_id that
     # user_cloud_ai_calls shows, so a provider's logs can be matched to our
     # rows.  OpenAI documents X-Client-Request-Id; providers that document

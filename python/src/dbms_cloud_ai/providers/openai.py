@@ -224,6 +224,7 @@ class HuggingFace(OpenAI):
 
 class Azure(OpenAI):
     name = "azure"
+    model_from_deployment = True
     default_model = None
     api_hosts = ()
     api_host_suffixes = (".openai.azure.com",)
