@@ -44,9 +44,9 @@ import sys
 import time
 
 from dbms_cloud_ai.vector_indexes import refresh, retrieve
-from fake_llm import FakeLLM, embed_text
+from fake_llm import embed_text
 
-from bench.benchlib import connect, drop_database, durability, fresh_database, summary
+from bench.benchlib import Bench, connect, durability, summary
 
 DB = "dca_bench_vector_index"
 USER = "bench_vector_index_user"
@@ -192,19 +192,14 @@ def main() -> int:
         print("bench: set DCA_PGHOST and DCA_PGPORT", file=sys.stderr)
         return 2
     print("vector index benchmark;", durability())
-    fake = FakeLLM().start()
-    created = fresh_database(DB, [USER])
     rnd, words = random.Random(1), vocabulary()
-    try:
+    with Bench(DB, users=[USER], keep=a.keep) as b:
         paths = prepare(DB, USER, "m", LIMIT)
         pgvector = "hnsw" in paths
         print("pgvector: " + ("available: paths words+cosine and hnsw" if pgvector
                               else "not available: path words+cosine only"))
+        b.profile(USER, "EMB", embedding_model="m")
         with connect(USER, DB) as u:
-            u.execute("select dbms_cloud.create_credential('C', 'u', 'sk-bench')")
-            u.execute("select dbms_cloud_ai.create_profile('EMB', %s)", (json.dumps(
-                {"provider": "openai", "credential_name": "C", "provider_endpoint": fake.url,
-                 "embedding_model": "m"}),))
             u.execute(f"create table {USER}.docs (id int primary key, body text)")
             small = [(i, text(rnd, words)) for i in range(a.build)]
             with u.cursor().copy(f"copy {USER}.docs from stdin") as cp:
@@ -251,10 +246,6 @@ def main() -> int:
             qs = [(question(rnd, b), s) for s, b in (rnd.choice(big) for _ in range(a.queries))]
             print(f"retrieval at {a.chunks} chunks:")
             report(f"{a.chunks:>7}", measure(u, large_id, qs, paths, a.exact_queries))
-    finally:
-        fake.stop()
-        if not a.keep:
-            drop_database(DB, created)
     return 0
 
 
