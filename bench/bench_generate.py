@@ -29,10 +29,10 @@ import sys
 import time
 
 import psycopg
-from fake_llm import Answer, FakeLLM
+from fake_llm import Answer
 from psycopg import sql
 
-from bench.benchlib import check, connect, durability, fresh_databases, summary
+from bench.benchlib import Bench, check, connect, durability, summary
 
 DBNAME = "dca_bench"
 ROLE = "bench_user"
@@ -108,33 +108,13 @@ $python$
 
 
 
-def setup(fake: FakeLLM) -> bool:
-    """Fresh database, role, extension, ACE, baseline function; True if the role is ours."""
-    created_role = fresh_databases([DBNAME], ROLE)
+def setup() -> None:
+    """The baselines: a bare POST with http.client and with httpx, as PL/Python."""
     with connect("postgres", DBNAME) as c:
-        c.execute("create extension dbms_cloud_ai cascade")
-        c.execute(f"grant dbms_cloud_ai_user to {ROLE}")
-        c.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'PUBLIC')")
         c.execute(BARE_POST)
         c.execute(BARE_POST_HTTPX)
         c.execute(f"grant execute on function public.bench_bare_post(text, text, text), "
                   f"public.bench_bare_post_httpx(text, text, text) to {ROLE}")
-    with connect(ROLE, DBNAME) as c:
-        c.execute("select dbms_cloud.create_credential(%s, 'user', %s)", (CREDENTIAL, API_KEY))
-        attrs = {"provider": "openai", "credential_name": CREDENTIAL,
-                 "provider_endpoint": fake.url}
-        c.execute("select dbms_cloud_ai.create_profile(%s, %s)", (PROFILE, json.dumps(attrs)))
-    return created_role
-
-
-def teardown(created_role: bool) -> None:
-    with connect("postgres", "postgres") as c:
-        c.execute(f"drop database if exists {DBNAME} with (force)")
-        if created_role:
-            c.execute(f"drop role if exists {ROLE}")
-
-
-
 
 
 def main() -> int:
@@ -147,10 +127,10 @@ def main() -> int:
         print("bench: DCA_PGHOST/DCA_PGPORT not set; run `make bench`", file=sys.stderr)
         return 2
 
-    fake = FakeLLM(lambda wire, body: Answer(ANSWER)).start()
-    created_role = False
-    try:
-        created_role = setup(fake)
+    with Bench(DBNAME, users=[ROLE], responder=lambda wire, body: Answer(ANSWER), profile=PROFILE,
+               credential=CREDENTIAL, api_key=API_KEY, keep=args.keep) as b:
+        fake = b.fake
+        setup()
         gen_conn = connect(ROLE, DBNAME)
         bare_conn = connect(ROLE, DBNAME)
         httpx_conn = connect(ROLE, DBNAME)
@@ -231,10 +211,6 @@ def main() -> int:
         print(f"extension overhead (p50 difference): {(g['p50'] - stats['bare_httpx']['p50']) * us:.0f} us "
               f"over httpx, {(g['p50'] - stats['bare_http.client']['p50']) * us:.0f} us over http.client")
         return 0
-    finally:
-        fake.stop()
-        if not args.keep:
-            teardown(created_role)
 
 
 if __name__ == "__main__":
