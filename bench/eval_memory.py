@@ -54,7 +54,10 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
+from fake_llm import Answer, FakeLLM, Raw, extract_memories
+
 from bench import ROOT
+from bench.benchlib import connect, drop_database, durability, fresh_database, summary
 
 DBNAME = "dca_eval_mem"
 GATEWAY = "eval_mem_gw"
@@ -130,14 +133,12 @@ class Model:
     answered by the cue heuristic (scripted) or forwarded to a real server."""
 
     def __init__(self, upstream: str | None, api_key: str | None, timeout: float):
-        from fake_llm import FakeLLM
         self.upstream, self.api_key, self.timeout = upstream, api_key, timeout
         self.reply = DEFAULT_REPLY
         self.extractions: list[dict] = []    # {"conversation", "status", "text", "seconds"}
         self.fake = FakeLLM(self.respond).start()
 
     def respond(self, wire, body):
-        from fake_llm import Answer, Raw, extract_memories
         msgs = body.get("messages") or []
         if not (msgs and str(msgs[0].get("content", "")).startswith(EXTRACT_PREFIX)):
             return Answer(self.reply)
@@ -173,7 +174,6 @@ class Model:
 # --- the database side ------------------------------------------------------------------------
 
 def setup(endpoint: str, model: str, api_key: str, ace: tuple[str, int] | None) -> list[str]:
-    from bench.benchlib import connect, fresh_database
     created = fresh_database(DBNAME, (GATEWAY,))
     with connect("postgres", DBNAME) as c:
         c.execute(f"grant dbms_cloud_ai_user to {GATEWAY}")
@@ -192,7 +192,6 @@ def setup(endpoint: str, model: str, api_key: str, ace: tuple[str, int] | None) 
 
 def run_conversations(convos: list[dict], model: Model | None) -> tuple[dict, list[float]]:
     """Each conversation as its own end user; returns {conversation_id: set id}, turn seconds."""
-    from bench.benchlib import connect
     ids, turn_s = {}, []
     with connect(GATEWAY, DBNAME) as c:
         for convo in convos:
@@ -211,7 +210,6 @@ def run_conversations(convos: list[dict], model: Model | None) -> tuple[dict, li
 
 
 def run_jobs() -> tuple[float, int]:
-    from bench.benchlib import connect
     with connect("postgres", DBNAME) as su:
         su.execute("update dbms_cloud_ai._memory_job set due_at = now() where status = 'pending'")
         t0 = time.perf_counter()
@@ -221,7 +219,6 @@ def run_jobs() -> tuple[float, int]:
 
 def read_results(ids: dict) -> tuple[dict, dict]:
     """Memories by set id, and each set id's job (status, reason, counts, latency)."""
-    from bench.benchlib import connect
     mems: dict[str, list[str]] = {v: [] for v in ids.values()}
     jobs: dict[str, dict] = {}
     with connect("postgres", DBNAME) as su:
@@ -251,7 +248,6 @@ def pct(x) -> str:
 
 
 def report(scored, jobs, tot, wall, n_jobs, turn_s, extractions, verbose) -> dict:
-    from bench.benchlib import summary
     lat = [ms for j in jobs.values() for ms in (j["latency_ms"] or [])]
     reasons: dict[str, int] = {}
     for j in jobs.values():
@@ -322,7 +318,6 @@ def main() -> int:
         print("eval_memory: DCA_PGHOST/DCA_PGPORT not set (socket directory and port of a server "
               "where postgres is a trust-auth superuser)", file=sys.stderr)
         return 2
-    from bench.benchlib import drop_database, durability
 
     convos = load_set(args.set)
     model: Model | None = None
