@@ -92,3 +92,44 @@ create policy conversation_prompt_admin_purge on dbms_cloud_ai._conversation_pro
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._conversation', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._conversation_prompt', '');
+
+-- A client's request id (generate params "request_id") names one turn of its
+-- owner's conversations, so a client that retries a call (its connection
+-- dropped, it timed out) gets the stored turn back instead of a second one.
+-- The unique index settles two calls in flight with the same id at insert
+-- time: no lock is held while the model answers (generate.py).  The column
+-- request_id is _conversation_prompt's last (050).
+create unique index _conversation_prompt_request_id on dbms_cloud_ai._conversation_prompt
+    (owner, request_id) where request_id is not null;
+
+-- Role binding (012-role-binding.sql) and the writer's policies (the writer,
+-- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
+create trigger bind_role before insert on dbms_cloud_ai._conversation
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy conversation_role_bound on dbms_cloud_ai._conversation as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy conversation_admin_drop_role on dbms_cloud_ai._conversation for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy conversation_writer on dbms_cloud_ai._conversation to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+create trigger bind_role before insert on dbms_cloud_ai._conversation_prompt
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy conversation_prompt_role_bound on dbms_cloud_ai._conversation_prompt as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy conversation_prompt_admin_drop_role on dbms_cloud_ai._conversation_prompt for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy conversation_prompt_writer on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())
+                and exists (select from dbms_cloud_ai._conversation c
+                             where c.conversation_id operator(pg_catalog.=) _conversation_prompt.conversation_id
+                               and c.owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())));

@@ -90,3 +90,12 @@ create policy usage_daily_admin on dbms_cloud_ai._usage_daily
 create policy usage_state_read on dbms_cloud_ai._usage_state for select using (true);
 create policy usage_state_admin on dbms_cloud_ai._usage_state
     to dbms_cloud_ai_admin using (true) with check (true);
+
+-- Role binding (012-role-binding.sql) and the writer's policies (the writer,
+-- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
+create policy usage_daily_role_bound on dbms_cloud_ai._usage_daily as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));

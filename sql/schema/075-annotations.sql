@@ -43,3 +43,16 @@ create policy annotation_read on dbms_cloud_ai._annotation for select
                or (column_name is null
                    and pg_catalog.has_any_column_privilege(table_id, 'SELECT'))));
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._annotation', '');
+
+-- Role binding (012-role-binding.sql) and the writer's policies (the writer,
+-- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
+-- The writer (writer.py) adds and removes the caller's annotations, and adds one
+-- only while the caller has the rights of the annotated relation's owner
+-- (add_annotation checks the same first, for a clear message).
+create policy annotation_writer on dbms_cloud_ai._annotation to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())
+                and coalesce(pg_catalog.pg_has_role((select dbms_cloud_ai._caller()),
+                                                    (select c.relowner from pg_catalog.pg_class c
+                                                      where c.oid operator(pg_catalog.=) table_id),
+                                                    'USAGE'), false));
