@@ -9,3 +9,7 @@ as $python$
 $python$;
 comment on function dbms_cloud_ai.set_max_wait(float8) is
 'Admin: the longest any call may wait on the network, in seconds (whatever dbms_cloud_ai.http_timeout and statement_timeout say); NULL restores the default of 300';
+
+-- Privileges for the tables and views of this concern (functions: 999-privileges.sql).
+grant select on dbms_cloud_ai._admin_setting to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._admin_setting to dbms_cloud_ai_admin;

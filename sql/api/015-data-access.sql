@@ -25,3 +25,7 @@ set search_path to pg_catalog, pg_temp
 return coalesce((select d.enabled from dbms_cloud_ai._data_access d), true);
 comment on function dbms_cloud_ai.data_access_enabled() is
 'Whether row values may be sent to a model (dbms_cloud_ai.enable_data_access / disable_data_access)';
+
+-- Privileges for the tables and views of this concern (functions: 999-privileges.sql).
+grant select on dbms_cloud_ai._data_access to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._data_access to dbms_cloud_ai_admin;

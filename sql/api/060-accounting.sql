@@ -36,3 +36,60 @@ as $python$
 $python$;
 comment on function dbms_cloud_ai.set_token_budget(text, bigint) is
 'Admin: daily token budget (UTC day) for a role''s own calls, or PUBLIC for the whole database; NULL removes it';
+
+-- Model calls: every request the extension sent, with what it cost.  Yours
+-- include this session's calls whose statement failed (still in memory, see
+-- model/accounting.py) until a later call stores them.
+create view dbms_cloud_ai.user_cloud_ai_calls with (security_invoker = true) as
+select pg_catalog.upper(m.call_id::text) as call_id, m.created, m.profile_name, m.action,
+       m.purpose, m.provider, m.model, m.prompt_version, m.input_tokens, m.output_tokens,
+       m.tokens_estimated, m.latency_ms, m.attempts, m.status, m.error_sqlstate, m.http_status,
+       pg_catalog.upper(m.conversation_id::text) as conversation_id,
+       pg_catalog.upper(m.conversation_prompt_id::text) as conversation_prompt_id
+  from (select * from dbms_cloud_ai._model_call where owner operator(pg_catalog.=) current_user
+        union all
+        select * from dbms_cloud_ai._pending_calls() p
+         where not exists (select from dbms_cloud_ai._model_call c
+                            where c.call_id operator(pg_catalog.=) p.call_id)) m;
+comment on view dbms_cloud_ai.user_cloud_ai_calls is
+'Every model request you made: purpose, provider, model, prompt version, tokens, latency, status';
+
+create view dbms_cloud_ai.dba_cloud_ai_calls with (security_invoker = true) as
+select pg_catalog.upper(m.call_id::text) as call_id, m.owner::text as owner, m.created,
+       m.profile_name, m.action, m.purpose, m.provider, m.model, m.prompt_version,
+       m.input_tokens, m.output_tokens, m.tokens_estimated, m.latency_ms, m.attempts, m.status,
+       m.error_sqlstate, m.http_status, pg_catalog.upper(m.conversation_id::text) as conversation_id,
+       pg_catalog.upper(m.conversation_prompt_id::text) as conversation_prompt_id
+  from dbms_cloud_ai._model_call m;
+comment on view dbms_cloud_ai.dba_cloud_ai_calls is 'Every model request of every role (dbms_cloud_ai_admin only)';
+
+create view dbms_cloud_ai.user_cloud_ai_message_sources with (security_invoker = true) as
+select pg_catalog.upper(s.call_id::text) as call_id,
+       pg_catalog.upper(s.conversation_prompt_id::text) as conversation_prompt_id,
+       s.source_kind, s.source_id, s.similarity
+  from dbms_cloud_ai._message_source s
+ where s.owner operator(pg_catalog.=) current_user;
+comment on view dbms_cloud_ai.user_cloud_ai_message_sources is
+'The retrieved context (feedback examples, memories) each answer used, with its similarity';
+
+create view dbms_cloud_ai.user_cloud_ai_token_budgets with (security_invoker = true) as
+select b.principal::text as principal, b.daily_tokens, b.modified
+  from dbms_cloud_ai._token_budget b;
+comment on view dbms_cloud_ai.user_cloud_ai_token_budgets is
+'The daily token budgets that apply to you (yours and PUBLIC''s); administrators see all';
+
+-- Privileges for the tables and views of this concern (functions: 999-privileges.sql).
+grant select on dbms_cloud_ai._model_call to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._message_source to dbms_cloud_ai_user;
+grant update (input_tokens, output_tokens, tokens_estimated) on dbms_cloud_ai._model_call to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai._model_call to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai._message_source to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai._token_budget to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._token_budget to dbms_cloud_ai_admin;
+grant delete on dbms_cloud_ai._model_call to dbms_cloud_ai_admin;
+grant delete on dbms_cloud_ai._message_source to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.user_cloud_ai_calls to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.user_cloud_ai_message_sources to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.user_cloud_ai_token_budgets to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.dba_cloud_ai_calls to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.user_cloud_ai_token_budgets to dbms_cloud_ai_admin;
