@@ -1,4 +1,4 @@
--- The DBA's side of role bindings (sql/schema/097-role-binding.sql): a dropped
+-- The DBA's side of role bindings (sql/schema/012-role-binding.sql): a dropped
 -- role's rows stay apart from any later role of its name until an
 -- administrator removes them (drop_role_data) or, after a restore into another
 -- cluster where the same people have new role OIDs, re-binds them (rebind_role).

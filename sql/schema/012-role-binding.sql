@@ -61,6 +61,28 @@ create policy role_binding_admin_drop on dbms_cloud_ai._role_binding for delete
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._role_binding', '');
 
+-- What each table with user rows carries, next to its create table in its
+-- concern's schema file (docs/architecture.md, "A table with user rows"):
+-- * a bind_role trigger (below; a column naming a role granted something gets a
+--   bind_principal trigger instead).  Not on the accounting tables (_model_call,
+--   _message_source): only the writer inserts there (administrators may read
+--   and delete, not insert), and the writer binds and checks on every write; one
+--   trigger call per model call was a tenth of the accounting write.
+-- * a restrictive *_role_bound policy: the rows of a name are its role's only
+--   while the name is bound to the caller's OID (or unbound).  Restrictive: added
+--   to every other policy.  Rows of other names pass (administrators' reads); the
+--   binding probe is uncorrelated, so it runs once per statement (an initplan)
+--   and the owner indexes still apply.  The caller's OID comes from the role
+--   cache (to_regrole), not from a query.
+-- * *_admin_drop_role policies: drop_role_data (api/012-role-binding.sql) lets
+--   administrators delete the rows of names no existing role may use, and only
+--   those (a live role's rows stay its own).  A DELETE with a WHERE clause also
+--   needs the rows to be readable: tables the administrators do not read whole
+--   get a *_admin_drop_role_read policy for the same rows.
+-- * a *_writer policy to dbms_cloud_ai_owner, the role the writer
+--   (api/005-writer.sql, writer.py) acts as for the caller: the same rules as the
+--   users' own policies, for dbms_cloud_ai._caller() instead of current_user.
+
 -- Statement trigger on every table with an owner column: bind the writing role
 -- on its first write, refuse a role whose name is bound to another role.  One
 -- index probe per statement.  Superusers are skipped: row-level security does

@@ -22,31 +22,15 @@ create policy credential_owner on dbms_cloud._credential
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud._credential', '');
 
--- Role binding (012-role-binding.sql) and the writer's policies (the writer,
--- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
--- Not on the accounting tables (_model_call, _message_source): only the writer
--- inserts there (administrators may read and delete, not insert), and the
--- writer binds and checks on every write; one trigger call per model call was
--- a tenth of the accounting write.
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
 create trigger bind_role before insert on dbms_cloud._credential
     for each statement execute function dbms_cloud_ai._bind_role();
-
--- The rows of a name are its role's only while the name is bound to the
--- caller's OID (or unbound).  Restrictive: added to every other policy.  Rows of
--- other names pass (administrators' reads); the binding probe is uncorrelated,
--- so it runs once per statement (an initplan) and the owner indexes still apply.
--- The caller's OID comes from the role cache (to_regrole), not from a query.
 create policy credential_role_bound on dbms_cloud._credential as restrictive
     using (owner operator(pg_catalog.<>) current_user
            or not exists (select from dbms_cloud_ai._role_binding b
                            where b.role_name operator(pg_catalog.=) current_user
                              and b.role_oid operator(pg_catalog.<>)
                                  pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
-
--- drop_role_data: administrators delete the rows of names no existing role may
--- use, and only those (a live role's rows stay its own).  A DELETE with a WHERE
--- clause also needs the rows to be readable: tables the administrators do not
--- read whole get a read policy for the same rows.
 create policy credential_admin_drop_role_read on dbms_cloud._credential for select
     to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
 create policy credential_admin_drop_role on dbms_cloud._credential for delete

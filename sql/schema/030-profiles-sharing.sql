@@ -2,7 +2,7 @@
 -- row lets the grantee (a role, its members through inheritance, or PUBLIC) use
 -- the owner's profile: read the profile row and its attributes, and call the
 -- provider with the profile's credential inside the package.  The credential
--- row itself stays unreadable to the grantee (sql/schema/099-profile-grant-writer.sql
+-- row itself stays unreadable to the grantee (the policies at the end of this file
 -- lets only the package's owner-role path read it, for the profile's own use).
 --
 -- The grantee is kept by name and OID: both must still match the live role,

@@ -28,8 +28,7 @@ create policy profile_admin_read on dbms_cloud_ai._profile for select to dbms_cl
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._profile', '');
 
--- Role binding (012-role-binding.sql) and the writer's policies (the writer,
--- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
 create trigger bind_role before insert on dbms_cloud_ai._profile
     for each statement execute function dbms_cloud_ai._bind_role();
 create policy profile_role_bound on dbms_cloud_ai._profile as restrictive

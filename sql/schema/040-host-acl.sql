@@ -24,8 +24,7 @@ create policy host_ace_admin on dbms_cloud_ai._host_ace to dbms_cloud_ai_admin
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._host_ace', '');
 
--- Role binding (012-role-binding.sql) and the writer's policies (the writer,
--- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
 create trigger bind_principal before insert or update of principal_name on dbms_cloud_ai._host_ace
     for each row execute function dbms_cloud_ai._bind_principal('principal_name');
 -- A host ACE applies through the role it was granted to (or a group holding

@@ -47,7 +47,7 @@ comment on function dbms_cloud_ai._forget_summaries() is
 -- running summary, written by the model, of the prompts that fell out of it.
 -- Off unless the profile or the conversation turns it on (summarize_history).
 
--- The conversation's own settings are columns of _conversation (050).
+-- The conversation's own settings are columns of _conversation (050-conversations.sql).
 
 -- One row per conversation that has (or had) a summary.  What the model
 -- receives is the summary, then the prompts after covers_seq (at most
@@ -82,13 +82,12 @@ create policy conversation_summary_admin_read on dbms_cloud_ai._conversation_sum
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._conversation_summary', '');
 
--- Deleted prompts erase the summaries made from them: 074-forget-summaries.sql.
+-- Deleted prompts erase the summaries made from them (_forget_summaries, above).
 create trigger forget_summaries after delete on dbms_cloud_ai._conversation_prompt
     referencing old table as gone for each statement
     execute function dbms_cloud_ai._forget_summaries();
 
--- Role binding (012-role-binding.sql) and the writer's policies (the writer,
--- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
 create trigger bind_role before insert on dbms_cloud_ai._conversation_summary
     for each statement execute function dbms_cloud_ai._bind_role();
 create policy conversation_summary_role_bound on dbms_cloud_ai._conversation_summary as restrictive

@@ -41,7 +41,7 @@ create table dbms_cloud_ai._message_source
 comment on table dbms_cloud_ai._message_source is 'the retrieved context an answer used, with its similarity';
 create index on dbms_cloud_ai._message_source (conversation_prompt_id) where conversation_prompt_id is not null;
 
--- The turn's totals and rating are columns of _conversation_prompt (050).
+-- The turn's totals and rating are columns of _conversation_prompt (050-conversations.sql).
 create index on dbms_cloud_ai._conversation_prompt (owner, created) where rating is not null;
 
 alter table dbms_cloud_ai._model_call enable row level security;
@@ -79,8 +79,7 @@ select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._model_call', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._message_source', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._token_budget', '');
 
--- Role binding (012-role-binding.sql) and the writer's policies (the writer,
--- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
 create trigger bind_principal before insert or update of principal on dbms_cloud_ai._token_budget
     for each row execute function dbms_cloud_ai._bind_principal('principal');
 create policy token_budget_role_bound on dbms_cloud_ai._token_budget as restrictive
@@ -105,7 +104,7 @@ create policy model_call_delete_dropped_only on dbms_cloud_ai._model_call as res
 -- later would count against today's budgets until that day.
 alter table dbms_cloud_ai._model_call add constraint model_call_not_in_future
     check (created operator(pg_catalog.<=) (pg_catalog.statement_timestamp() operator(pg_catalog.+) interval '5 minutes'));
--- Accounting rows are written by dbms_cloud_ai._write (099-writer.sql), which runs as
+-- Accounting rows are written by dbms_cloud_ai._write (api/005-writer.sql), which runs as
 -- dbms_cloud_ai_owner (row-level security is forced on the owner too, so it gets
 -- policies of its own; no one logs in or acts as that role otherwise).  Users only
 -- read their rows.  Administrators correct a record's counts (UPDATE of the

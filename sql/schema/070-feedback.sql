@@ -106,8 +106,7 @@ select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._sql_statement', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._feedback', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._example', '');
 
--- Role binding (012-role-binding.sql) and the writer's policies (the writer,
--- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
 create trigger bind_role before insert on dbms_cloud_ai._sql_statement
     for each statement execute function dbms_cloud_ai._bind_role();
 create policy sql_statement_role_bound on dbms_cloud_ai._sql_statement as restrictive

@@ -126,7 +126,7 @@ comment on table dbms_cloud_ai._memory_erasure is 'audit of memory erasures, wit
 -- is erased with that prompt.  _conversation_prompt.organization, subject: which
 -- end user said each prompt (set when the profile has long_term_memory): a
 -- gateway's conversation may carry several visitors; a fact is extracted only
--- for the subject who said it.  (Columns of 050.)
+-- for the subject who said it.  (Columns of 050-conversations.sql.)
 create index on dbms_cloud_ai._conversation_prompt (organization, subject) where subject is not null;
 
 alter table dbms_cloud_ai._memory_role enable row level security;
@@ -260,8 +260,7 @@ select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._memory', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._memory_job', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._memory_erasure', '');
 
--- Role binding (012-role-binding.sql) and the writer's policies (the writer,
--- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
 create trigger bind_role before insert on dbms_cloud_ai._memory
     for each statement execute function dbms_cloud_ai._bind_role();
 create policy memory_role_bound on dbms_cloud_ai._memory as restrictive

@@ -19,7 +19,7 @@ create table dbms_cloud_ai._vector_index
 , modified    timestamptz not null default pg_catalog.now()
 -- the last refresh's outcome (rag/schedule.py): a failed one is recorded by
 -- pg_cron's job (refresh_vector_index_job), which rolls the refresh back; its
--- error is in _vector_index_content (090-vector-index-content.sql)
+-- error is in _vector_index_content (090-vector-indexes-content.sql)
 , last_refresh_status text check (last_refresh_status in ('OK', 'FAILED'))
 , last_refresh_at     timestamptz
 , unique (owner, index_name)
@@ -96,7 +96,7 @@ create policy vector_index_read on dbms_cloud_ai._vector_index for select
                               or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
                                   and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE')))));
 -- A chunk is readable with its index (vector_index_read decides: the owner, the
--- grantees; and, from 099-vector-index-writer.sql, not a later role of a
+-- grantees; and, from 090-vector-indexes.sql, not a later role of a
 -- dropped owner's name).
 -- Own or granted is said again here: administrators read every index row
 -- (vector_index_admin_read), never the chunks of indexes not shared with them.
@@ -118,15 +118,14 @@ select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_chunk', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index_grant', '');
 
--- Role binding (012-role-binding.sql) and the writer's policies (the writer,
--- 005-writer.sql, acts as dbms_cloud_ai_owner for the caller).
--- and 089-vector-indexes.sql.  The writer (writer.py) writes the caller's own
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
+-- and 090-vector-indexes.sql.  The writer (writer.py) writes the caller's own
 -- indexes, chunks and grants; the foreign keys on (index_id, owner) keep chunks
 -- and grants with their index's owner.
 create policy vector_index_writer on dbms_cloud_ai._vector_index to dbms_cloud_ai_owner
     using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
     with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
--- A later role of a dropped owner's name reads none of its rows (097); the
+-- A later role of a dropped owner's name reads none of its rows (012-role-binding.sql); the
 -- chunks follow their index (vector_chunk_read).
 create policy vector_index_role_bound on dbms_cloud_ai._vector_index as restrictive
     using (owner operator(pg_catalog.<>) current_user
