@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Build extension/dbms_cloud_ai--<version>.sql from the topic files in sql/.
+"""Build extension/dbms_cloud_ai--<version>.sql from the concern files in sql/.
 
 Order: head.sql, then schema/NNN-*.sql (tables, policies), then api/NNN-*.sql
-(functions, views, grants).  Each ``#BOOTSTRAP`` line in a PL/Python body is
+(functions, views, grants).  A prefix NNN is one concern, with the same name in
+both folders (check_layout); under it, NNN-<concern>.sql comes first, then
+its parts NNN-<concern>-<part>.sql.  Each ``#BOOTSTRAP`` line in a PL/Python body is
 replaced by the once-per-backend loader of the Python package.  The version
 comes from the control file only.
 
@@ -96,12 +98,13 @@ def check_layout(names: dict[str, list[str]]) -> list[str]:
 
 
 def ordered(files: list[pathlib.Path]) -> list[pathlib.Path]:
-    """By prefix; under a prefix the concern's own file first, then its parts by name."""
-    def key(p):
+    """By prefix; under a prefix the concern's own file first, then its parts by name
+    (030-profiles.sql before 030-profiles-sharing.sql, which "-" < "." would invert)."""
+    topic = {}
+    for p in files:
         prefix, rest = concern(p.name)
-        return prefix, len(rest.split("-")) > min(len(concern(q.name)[1].split("-"))
-                                                  for q in files if q.name[:3] == prefix), p.name
-    return sorted(files, key=key)
+        topic[prefix] = min(topic.get(prefix, rest), rest, key=len)
+    return sorted(files, key=lambda p: (p.name[:3], concern(p.name)[1] != topic[p.name[:3]], p.name))
 
 
 def sources(parts=("schema", "api")) -> list[pathlib.Path]:
