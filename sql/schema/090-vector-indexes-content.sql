@@ -35,7 +35,7 @@ create policy vector_index_content_read on dbms_cloud_ai._vector_index_content f
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index_content', '');
 
 -- Role binding and the writer's policies (what they are: 012-role-binding.sql).
--- (writer.py) writes the caller's own rows (refreshes: rag/refresh.py,
+-- The writer (writer.py) writes the caller's own rows (refreshes: rag/refresh.py,
 -- rag/schedule.py); the foreign key keeps a row with its index's owner.
 create policy vector_index_content_writer on dbms_cloud_ai._vector_index_content to dbms_cloud_ai_owner
     using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))

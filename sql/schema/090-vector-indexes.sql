@@ -119,9 +119,9 @@ select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_chunk', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index_grant', '');
 
 -- Role binding and the writer's policies (what they are: 012-role-binding.sql).
--- and 090-vector-indexes.sql.  The writer (writer.py) writes the caller's own
--- indexes, chunks and grants; the foreign keys on (index_id, owner) keep chunks
--- and grants with their index's owner.
+-- The writer (writer.py) writes the caller's own indexes, chunks and grants;
+-- the foreign keys on (index_id, owner) keep chunks and grants with their
+-- index's owner.
 create policy vector_index_writer on dbms_cloud_ai._vector_index to dbms_cloud_ai_owner
     using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
     with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
