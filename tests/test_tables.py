@@ -1,8 +1,9 @@
 """tests/tables.py against the catalog, and the rules every table follows.
 
 A new table of the extension fails here until it has its row in tests/tables.py;
-the rules of sql/api/990-table-rules.sql and 098-table-owner.sql are checked on
-every table, from the catalog, so that they hold for tables nobody listed.
+the rules of sql/api/990-table-rules.sql (the owner dbms_cloud_ai_owner, owner_is_fixed,
+the dump of identity sequences) are checked on every table, from the catalog, so
+that they hold for tables nobody listed.
 """
 
 from __future__ import annotations

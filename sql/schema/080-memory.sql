@@ -126,7 +126,7 @@ comment on table dbms_cloud_ai._memory_erasure is 'audit of memory erasures, wit
 -- is erased with that prompt.  _conversation_prompt.organization, subject: which
 -- end user said each prompt (set when the profile has long_term_memory): a
 -- gateway's conversation may carry several visitors; a fact is extracted only
--- for the subject who said it.  (Columns of 050.)
+-- for the subject who said it.  (Columns of 050-conversations.sql.)
 create index on dbms_cloud_ai._conversation_prompt (organization, subject) where subject is not null;
 
 alter table dbms_cloud_ai._memory_role enable row level security;
@@ -259,3 +259,56 @@ select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._memory_organization',
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._memory', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._memory_job', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._memory_erasure', '');
+
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
+create trigger bind_role before insert on dbms_cloud_ai._memory
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy memory_role_bound on dbms_cloud_ai._memory as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy memory_admin_drop_role_read on dbms_cloud_ai._memory for select
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy memory_admin_drop_role on dbms_cloud_ai._memory for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+-- A memory only in the caller's own organization (its memory role's, else the database's).
+create policy memory_writer on dbms_cloud_ai._memory to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())
+                and organization operator(pg_catalog.=) (
+                    select coalesce((select r.organization from dbms_cloud_ai._memory_role r
+                                      where r.role_name operator(pg_catalog.=) (select dbms_cloud_ai._caller())),
+                                    pg_catalog.current_database()::text)));
+create trigger bind_role before insert on dbms_cloud_ai._memory_job
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy memory_job_role_bound on dbms_cloud_ai._memory_job as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy memory_job_admin_drop_role_read on dbms_cloud_ai._memory_job for select
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy memory_job_admin_drop_role on dbms_cloud_ai._memory_job for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy memory_job_writer on dbms_cloud_ai._memory_job to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())
+                and exists (select from dbms_cloud_ai._conversation c
+                             where c.conversation_id operator(pg_catalog.=) _memory_job.conversation_id
+                               and c.owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())));
+create trigger bind_principal before insert or update of role_name on dbms_cloud_ai._memory_role
+    for each row execute function dbms_cloud_ai._bind_principal('role_name');
+create policy memory_role_role_bound on dbms_cloud_ai._memory_role as restrictive
+    using (role_name operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+-- What the write statements and the policies above read besides the caller's rows.
+create policy memory_role_writer_read on dbms_cloud_ai._memory_role for select to dbms_cloud_ai_owner
+    using (role_name operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+create policy memory_organization_writer_read on dbms_cloud_ai._memory_organization for select
+    to dbms_cloud_ai_owner using (true);

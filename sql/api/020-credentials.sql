@@ -48,3 +48,14 @@ as $python$
     return GD["dbms_cloud_ai"].sqlapi.disable_credential(plpy, credential_name)
 $python$;
 comment on function dbms_cloud.disable_credential(text) is 'Disable a credential: profiles using it stop working';
+
+create view dbms_cloud.user_credentials with (security_invoker = true) as
+select credential_name, username, enabled, created, modified
+  from dbms_cloud._credential
+ where owner operator(pg_catalog.=) current_user;
+comment on view dbms_cloud.user_credentials is 'Your credentials (never the secret)';
+
+-- Privileges for the tables and views of this concern (functions: 999-privileges.sql).
+grant select on dbms_cloud._credential to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud._credential to dbms_cloud_ai_admin;
+grant select on dbms_cloud.user_credentials to dbms_cloud_ai_user;

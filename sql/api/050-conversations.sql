@@ -230,3 +230,72 @@ $fn$;
 alter function dbms_cloud_ai._session_table() owner to dbms_cloud_ai_owner;
 comment on function dbms_cloud_ai._session_table() is
 'Internal: creates this backend''s session-conversation table, owned by dbms_cloud_ai_owner';
+
+-- Conversations: Oracle's columns; ids as upper-case GUIDs; expired ones are gone.
+-- An untitled conversation shows Oracle's 'New Conversation' until its first turn names it.
+create view dbms_cloud_ai.user_cloud_ai_conversations with (security_invoker = true) as
+select pg_catalog.upper(c.conversation_id::text) as conversation_id,
+       coalesce(c.title, 'New Conversation') as conversation_title,
+       c.description, c.created, c.modified, c.retention_days, c.conversation_length, c.tags
+  from dbms_cloud_ai._conversation c
+ where c.owner operator(pg_catalog.=) current_user
+   and (c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now());
+comment on view dbms_cloud_ai.user_cloud_ai_conversations is 'Your conversations';
+
+create view dbms_cloud_ai.dba_cloud_ai_conversations with (security_invoker = true) as
+select pg_catalog.upper(c.conversation_id::text) as conversation_id, c.owner::text as owner,
+       coalesce(c.title, 'New Conversation') as conversation_title,
+       c.description, c.created, c.modified, c.retention_days,
+       c.conversation_length, c.tags
+  from dbms_cloud_ai._conversation c
+ where c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now();
+comment on view dbms_cloud_ai.dba_cloud_ai_conversations is 'All conversations (dbms_cloud_ai_admin only)';
+
+create view dbms_cloud_ai.user_cloud_ai_conversation_prompts with (security_invoker = true) as
+select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_id,
+       pg_catalog.upper(p.conversation_id::text) as conversation_id,
+       coalesce(c.title, 'New Conversation') as conversation_title,
+       p.profile_name, p.prompt_action, p.prompt, p.prompt_response, p.created, p.modified,
+       p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#",
+       p.provider, p.model, p.prompt_version, p.input_tokens, p.output_tokens,
+       p.tokens_estimated, p.latency_ms, p.rating, p.rating_comment, p.rated, p.request_id
+  from dbms_cloud_ai._conversation_prompt p
+  join dbms_cloud_ai._conversation c on c.conversation_id operator(pg_catalog.=) p.conversation_id
+ where p.owner operator(pg_catalog.=) current_user
+   and (c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now());
+comment on view dbms_cloud_ai.user_cloud_ai_conversation_prompts is 'The prompts of your conversations';
+
+create view dbms_cloud_ai.dba_cloud_ai_conversation_prompts with (security_invoker = true) as
+select pg_catalog.upper(p.conversation_prompt_id::text) as conversation_prompt_id,
+       pg_catalog.upper(p.conversation_id::text) as conversation_id, p.owner::text as owner,
+       coalesce(c.title, 'New Conversation') as conversation_title,
+       p.profile_name, p.prompt_action, p.prompt, p.prompt_response,
+       p.created, p.modified, p.client_identifier, p.client_ip, p.sid, p.serial_no as "serial#",
+       p.provider, p.model, p.prompt_version, p.input_tokens, p.output_tokens,
+       p.tokens_estimated, p.latency_ms, p.rating, p.rating_comment, p.rated, p.request_id
+  from dbms_cloud_ai._conversation_prompt p
+  join dbms_cloud_ai._conversation c on c.conversation_id operator(pg_catalog.=) p.conversation_id
+ where c.expires_at is null or c.expires_at operator(pg_catalog.>) pg_catalog.now();
+comment on view dbms_cloud_ai.dba_cloud_ai_conversation_prompts is
+'The prompts of all conversations (dbms_cloud_ai_admin only)';
+
+create view dbms_cloud_ai.session_cloud_ai_conversation_prompts with (security_invoker = true) as
+select prompt_number, profile_name, prompt_action, prompt, prompt_response, created
+  from dbms_cloud_ai._session_conversation_prompts();
+comment on view dbms_cloud_ai.session_cloud_ai_conversation_prompts is
+'This session''s short-term conversation (profiles with "conversation": true); gone at session end';
+
+-- Privileges for the tables and views of this concern (functions: 999-privileges.sql).
+grant select on dbms_cloud_ai._conversation to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._conversation to dbms_cloud_ai_admin;
+grant select, insert, delete on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_admin;
+grant update (profile_name, prompt_action, prompt, prompt_response, modified, client_identifier, client_ip,
+              sid, serial_no, provider, model, prompt_version, input_tokens, output_tokens,
+              tokens_estimated, latency_ms, rating, rating_comment, rated, request_id) on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_admin;
+grant delete on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.user_cloud_ai_conversations to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.user_cloud_ai_conversation_prompts to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.session_cloud_ai_conversation_prompts to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.dba_cloud_ai_conversations to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.dba_cloud_ai_conversation_prompts to dbms_cloud_ai_admin;

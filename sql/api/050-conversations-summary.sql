@@ -41,3 +41,5 @@ grant select on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai.user_cloud_ai_conversation_summaries to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.dba_cloud_ai_conversation_summaries to dbms_cloud_ai_admin;
+grant select, insert, update, delete on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_admin;
+grant update on dbms_cloud_ai._conversation_summary to dbms_cloud_ai_admin;

@@ -1,4 +1,4 @@
--- The DBA's side of role bindings (sql/schema/097-role-binding.sql): a dropped
+-- The DBA's side of role bindings (sql/schema/012-role-binding.sql): a dropped
 -- role's rows stay apart from any later role of its name until an
 -- administrator removes them (drop_role_data) or, after a restore into another
 -- cluster where the same people have new role OIDs, re-binds them (rebind_role).
@@ -124,3 +124,7 @@ end
 $function$;
 comment on function dbms_cloud_ai.rebind_role(text) is
 'Administrators, after a restore into another cluster: give a role name''s rows to the role that has the name now';
+
+-- Privileges for the tables and views of this concern (functions: 999-privileges.sql).
+grant select on dbms_cloud_ai._role_binding to dbms_cloud_ai_user;
+grant insert, update (role_oid), delete on dbms_cloud_ai._role_binding to dbms_cloud_ai_admin;

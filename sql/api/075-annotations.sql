@@ -38,3 +38,7 @@ select n.nspname as schema_name, c.relname as table_name, a.column_name,
  where pg_catalog.pg_has_role(w.oid, c.relowner, 'USAGE');
 comment on view dbms_cloud_ai.user_cloud_ai_annotations is
 'annotations you wrote or may see (on relations you can read), as the schema context shows them';
+
+-- Privileges for the tables and views of this concern (functions: 999-privileges.sql).
+grant select on dbms_cloud_ai._annotation to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.user_cloud_ai_annotations to dbms_cloud_ai_user;

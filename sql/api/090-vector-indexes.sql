@@ -438,3 +438,20 @@ end
 $fn$;
 comment on function dbms_cloud_ai._vector_ann_drop_gone(uuid[]) is
 'Internal: drop_role_data drops the HNSW indexes of the vector indexes it removed';
+
+-- Privileges for the tables and views of this concern (functions: 999-privileges.sql).
+grant select on dbms_cloud_ai.dba_cloud_vector_indexes to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.dba_cloud_vector_index_attributes to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai._vector_index to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._vector_chunk to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._vector_index_grant to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._vector_index_content to dbms_cloud_ai_user;
+grant select, delete on dbms_cloud_ai._vector_index to dbms_cloud_ai_admin;
+grant select, delete on dbms_cloud_ai._vector_chunk to dbms_cloud_ai_admin;
+grant select, delete on dbms_cloud_ai._vector_index_grant to dbms_cloud_ai_admin;
+grant select, delete on dbms_cloud_ai._vector_index_content to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.user_cloud_vector_indexes to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.user_cloud_vector_index_attributes to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.all_cloud_vector_indexes to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.all_cloud_vector_index_attributes to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.user_cloud_vector_index_grants to dbms_cloud_ai_user;

@@ -1,4 +1,4 @@
--- Usage reports (sql/api/095-usage.sql): the prices an administrator keeps for
+-- Usage reports (sql/api/060-accounting-usage.sql): the prices an administrator keeps for
 -- the cost column, a daily summary of past days, and the indexes that keep report
 -- queries fast at millions of recorded calls (bench/bench_accounting.py measures
 -- them).
@@ -90,3 +90,11 @@ create policy usage_daily_admin on dbms_cloud_ai._usage_daily
 create policy usage_state_read on dbms_cloud_ai._usage_state for select using (true);
 create policy usage_state_admin on dbms_cloud_ai._usage_state
     to dbms_cloud_ai_admin using (true) with check (true);
+
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
+create policy usage_daily_role_bound on dbms_cloud_ai._usage_daily as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));

@@ -19,7 +19,7 @@ create table dbms_cloud_ai._vector_index
 , modified    timestamptz not null default pg_catalog.now()
 -- the last refresh's outcome (rag/schedule.py): a failed one is recorded by
 -- pg_cron's job (refresh_vector_index_job), which rolls the refresh back; its
--- error is in _vector_index_content (090-vector-index-content.sql)
+-- error is in _vector_index_content (090-vector-indexes-content.sql)
 , last_refresh_status text check (last_refresh_status in ('OK', 'FAILED'))
 , last_refresh_at     timestamptz
 , unique (owner, index_name)
@@ -96,7 +96,7 @@ create policy vector_index_read on dbms_cloud_ai._vector_index for select
                               or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
                                   and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE')))));
 -- A chunk is readable with its index (vector_index_read decides: the owner, the
--- grantees; and, from 099-vector-index-writer.sql, not a later role of a
+-- grantees; and, from 090-vector-indexes.sql, not a later role of a
 -- dropped owner's name).
 -- Own or granted is said again here: administrators read every index row
 -- (vector_index_admin_read), never the chunks of indexes not shared with them.
@@ -117,3 +117,52 @@ create policy vector_index_admin_read on dbms_cloud_ai._vector_index for select
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_chunk', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index_grant', '');
+
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
+-- The writer (writer.py) writes the caller's own indexes, chunks and grants;
+-- the foreign keys on (index_id, owner) keep chunks and grants with their
+-- index's owner.
+create policy vector_index_writer on dbms_cloud_ai._vector_index to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+-- A later role of a dropped owner's name reads none of its rows (012-role-binding.sql); the
+-- chunks follow their index (vector_chunk_read).
+create policy vector_index_role_bound on dbms_cloud_ai._vector_index as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy vector_index_admin_drop_role_read on dbms_cloud_ai._vector_index for select to dbms_cloud_ai_admin
+    using (dbms_cloud_ai._role_is_stale(owner));
+create policy vector_index_admin_drop_role on dbms_cloud_ai._vector_index for delete to dbms_cloud_ai_admin
+    using (dbms_cloud_ai._role_is_stale(owner));
+create policy vector_chunk_writer on dbms_cloud_ai._vector_chunk to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+create policy vector_chunk_admin_drop_role_read on dbms_cloud_ai._vector_chunk for select to dbms_cloud_ai_admin
+    using (dbms_cloud_ai._role_is_stale(owner));
+create policy vector_chunk_admin_drop_role on dbms_cloud_ai._vector_chunk for delete to dbms_cloud_ai_admin
+    using (dbms_cloud_ai._role_is_stale(owner));
+-- Retrieval (rag/retrieve.py) reads chunks as dbms_cloud_ai_owner, through the
+-- writer's gate, after the package has read the index as the caller (its own,
+-- or one granted to it: vector_index_read).  Under a policy that depends on the
+-- caller, PostgreSQL evaluates the search's full-text match (@@, not leakproof)
+-- only after the policy, on every chunk of the table, and never through the GIN
+-- index; under this one it does (bench/README.md: 100,000 chunks in
+-- milliseconds instead of a scan).  Only package statements run as this role.
+create policy vector_chunk_search on dbms_cloud_ai._vector_chunk for select to dbms_cloud_ai_owner
+    using (true);
+create policy vector_index_grant_writer on dbms_cloud_ai._vector_index_grant to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+create policy vector_index_grant_role_bound on dbms_cloud_ai._vector_index_grant as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy vector_index_grant_admin_drop_role_read on dbms_cloud_ai._vector_index_grant for select to dbms_cloud_ai_admin
+    using (dbms_cloud_ai._role_is_stale(owner));
+create policy vector_index_grant_admin_drop_role on dbms_cloud_ai._vector_index_grant for delete to dbms_cloud_ai_admin
+    using (dbms_cloud_ai._role_is_stale(owner));

@@ -125,3 +125,7 @@ grant select on dbms_cloud_ai.user_cloud_ai_sql_statements, dbms_cloud_ai.user_c
    to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.dba_cloud_ai_feedback, dbms_cloud_ai.dba_cloud_ai_negative_feedback
    to dbms_cloud_ai_admin;
+grant select, insert, update, delete on dbms_cloud_ai._feedback to dbms_cloud_ai_admin;
+grant select, insert, update, delete on dbms_cloud_ai._example to dbms_cloud_ai_admin;
+grant select, insert, delete on dbms_cloud_ai._sql_statement to dbms_cloud_ai_admin;
+grant delete on dbms_cloud_ai._sql_statement to dbms_cloud_ai_admin;

@@ -259,3 +259,21 @@ select r.role_name::text as role_name, r.organization, r.identity, r.modified,
   from dbms_cloud_ai._memory_role r;
 comment on view dbms_cloud_ai.dba_cloud_ai_memory_roles is
 'Roles assigned to an organization, and where their end-user identity comes from';
+
+-- Privileges for the tables and views of this concern (functions: 999-privileges.sql).
+grant select on dbms_cloud_ai._memory to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._memory_job to dbms_cloud_ai_user;
+grant select, insert, update, delete on dbms_cloud_ai._memory to dbms_cloud_ai_admin;
+grant select, insert, update, delete on dbms_cloud_ai._memory_job to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai._memory_role to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai._memory_organization to dbms_cloud_ai_user;
+grant insert, update, delete on dbms_cloud_ai._memory_role to dbms_cloud_ai_admin;
+grant insert, update, delete on dbms_cloud_ai._memory_organization to dbms_cloud_ai_admin;
+grant select, insert on dbms_cloud_ai._memory_erasure to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.user_cloud_ai_memories to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.user_cloud_ai_memory_jobs to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.dba_cloud_ai_memories to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.dba_cloud_ai_memory_jobs to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.dba_cloud_ai_memory_erasures to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.dba_cloud_ai_memory_settings to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.dba_cloud_ai_memory_roles to dbms_cloud_ai_admin;

@@ -3,7 +3,7 @@
 -- profile's attribute annotations is true (nl2sql/schema_context.py).  A row
 -- belongs to the role that wrote it (owner); only a role with the rights of the
 -- annotated relation's owner writes one (dbms_cloud_ai.add_annotation, checked
--- there and by the writer's policy in 099-annotation-writer.sql).
+-- there and by the writer's policy below).
 -- table_id is a regclass: it follows a rename, and pg_dump saves it by name, so
 -- a restore finds the table again.  Rows of a dropped table stay behind unseen:
 -- the schema context and the view show a row only while its table exists and
@@ -43,3 +43,15 @@ create policy annotation_read on dbms_cloud_ai._annotation for select
                or (column_name is null
                    and pg_catalog.has_any_column_privilege(table_id, 'SELECT'))));
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._annotation', '');
+
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
+-- The writer (writer.py) adds and removes the caller's annotations, and adds one
+-- only while the caller has the rights of the annotated relation's owner
+-- (add_annotation checks the same first, for a clear message).
+create policy annotation_writer on dbms_cloud_ai._annotation to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())
+                and coalesce(pg_catalog.pg_has_role((select dbms_cloud_ai._caller()),
+                                                    (select c.relowner from pg_catalog.pg_class c
+                                                      where c.oid operator(pg_catalog.=) table_id),
+                                                    'USAGE'), false));
