@@ -11,9 +11,9 @@ import tomllib
 import psycopg
 import pytest
 from helpers import raises
+from paths import ROOT
 from tables import TABLES
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCHEMAS = "('dbms_cloud', 'dbms_cloud_ai')"
 
 

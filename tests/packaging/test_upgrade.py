@@ -13,8 +13,8 @@ import sys
 import psycopg
 import pytest
 from catalog_snapshot import differences, snapshot
+from paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 RELEASED = ROOT / "sql" / "released"
 SEEDS = pathlib.Path(__file__).resolve().parent / "upgrade"
 

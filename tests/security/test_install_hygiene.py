@@ -27,12 +27,12 @@ import re
 import psycopg
 import pytest
 from helpers import API_KEY
+from paths import ROOT
 from pglast import ast, parse_plpgsql, parse_sql
 from pglast.stream import RawStream
 from pglast.visitors import Visitor
 from psycopg import sql
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXT = "dbms_cloud_ai"
 SCHEMAS = ("dbms_cloud", "dbms_cloud_ai")
 HACKER = "hacker"

@@ -50,8 +50,8 @@ from dataclasses import dataclass
 
 import psycopg
 import pytest
-from conftest import DB
 from fake_llm import Answer, Obedient
+from fix_db import DB
 from helpers import make_profile
 from injection_corpus import PAYLOADS, Payload
 from memory_helpers import conversation, enable, memories, promote, remember_phrases, say
@@ -565,7 +565,7 @@ _FAST = {(p.tag, pl, a) for p, pl, a in FAST_CASES}
 LONG_CASES = [c for c in ALL_CASES if (c[0].tag, c[1], c[2]) not in _FAST]
 
 
-# The module's own database needs the server conftest.py connects to.
+# The module's own database needs the server fix_db.py connects to.
 needs_server = pytest.mark.skipif(not os.environ.get("DCA_PGHOST"),
                                   reason="no server: run `make test` (sets DCA_PGHOST/DCA_PGPORT)")
 
