@@ -1,4 +1,4 @@
-"""Helpers for tests/test_generated_sql_safety.py: what a generated query could
+"""Helpers for tests/nl2sql/test_generated_sql_safety.py: what a generated query could
 leave behind (table contents, catalog objects, sequences, large objects,
 settings, advisory locks), and the test-only switch that turns the validator
 off in one backend."""

@@ -287,7 +287,7 @@ def test_a_restore_where_the_role_has_a_new_oid_needs_the_administrator(db, llm,
 @pytest.mark.long
 def test_every_call_that_names_the_old_rows_fails_with_the_documented_error(db, llm, roles):
     """Every function that takes a credential or profile name (the list of
-    tests/test_isolation.py, which fails when a new one is missing), and the
+    tests/security/test_isolation.py, which fails when a new one is missing), and the
     session-profile calls, as the new ghost: 42501 with the drop_role_data hint
     (or an empty result for a filter), and no request leaves the database."""
     from security.test_isolation import (

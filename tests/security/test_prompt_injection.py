@@ -181,7 +181,7 @@ def _seed(db: DB, llm, attacker: Listener) -> psycopg.Connection:
     bob.execute("select dbms_cloud_ai.create_profile('MEM', %s)", (json.dumps(
         {"provider": "openai", "provider_endpoint": llm.url, "credential_name": "BCRED",
          "long_term_memory": True}),))
-    # summaries of long content in several chunks (tests/test_text_actions.py's window)
+    # summaries of long content in several chunks (tests/text/test_text_actions.py's window)
     bob.execute("select dbms_cloud_ai.create_profile('SMALL', %s)", (json.dumps(
         {"provider": "openai", "provider_endpoint": llm.url, "credential_name": "BCRED",
          "context_window": 2000, "max_tokens": 200}),))
