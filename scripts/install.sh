@@ -121,7 +121,7 @@ extension() {
     into "$share" install -m 644 "$ROOT/extension/dbms_cloud_ai.control" "${scripts[@]}" "$share/"
     # Remove the install script of a retired version (sql/released/RETIRED) that an
     # older install left: CREATE EXTENSION ... VERSION then builds that version from
-    # the base and the update scripts, the path tests/test_upgrade.py checks.
+    # the base and the update scripts, the path tests/packaging/test_upgrade.py checks.
     local v
     for v in $(sed -n 's/^\([0-9][0-9.]*\) .*/\1/p' "$ROOT/sql/released/RETIRED"); do
         [ ! -e "$share/dbms_cloud_ai--$v.sql" ] || into "$share" rm -f "$share/dbms_cloud_ai--$v.sql"

@@ -32,7 +32,7 @@ comment on schema dbms_cloud_ai is 'Oracle Select AI (DBMS_CLOUD_AI) for Postgre
 -- security and has no members, not to the superuser who ran CREATE EXTENSION:
 -- nobody acts as the owner (who could switch row-level security off or drop
 -- policies), and FORCE ROW LEVEL SECURITY binds the owner too (security.md 8.D3,
--- tests/test_rls_matrix.py).  Like the other roles it is cluster-wide and made
+-- tests/security/test_rls_matrix.py).  Like the other roles it is cluster-wide and made
 -- only when missing; one that exists must already be that harmless.
 do $owner$
 begin

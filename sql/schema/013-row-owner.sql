@@ -3,7 +3,7 @@
 -- UPDATE other roles' conversations, summaries and memory jobs (blanking titles
 -- and summaries, claiming jobs), and a WITH CHECK cannot compare the new row
 -- with the old one: without this, an administrator could hand alice's
--- conversation or memory job to bob (tests/test_rls_matrix.py).  No code path
+-- conversation or memory job to bob (tests/security/test_rls_matrix.py).  No code path
 -- changes an owner; the trigger fires only when one would.
 create function dbms_cloud_ai._owner_is_fixed() returns trigger
 language plpgsql security invoker

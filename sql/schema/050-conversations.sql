@@ -1,7 +1,7 @@
 -- Named long-term conversations (Oracle CREATE_CONVERSATION) and their prompts.
 -- Ids are uuids, shown as Oracle's 36-character upper-case GUIDs.  Each table's
 -- whole shape is here, its columns in the order versions added them (a fresh
--- install and an updated one must agree: tests/test_upgrade.py); the features
+-- install and an updated one must agree: tests/packaging/test_upgrade.py); the features
 -- that added columns keep their indexes and policies in their own files.
 create table dbms_cloud_ai._conversation
 ( conversation_id     uuid primary key

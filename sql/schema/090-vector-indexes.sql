@@ -28,7 +28,7 @@ create table dbms_cloud_ai._vector_index
 -- What an index's documents say is not on this row, which administrators read
 -- (vector_index_admin_read): common_words moved to _vector_index_content in
 -- 0.8.0.  Created and dropped here as an update drops it, so that a fresh
--- install numbers the columns as an updated one does (tests/test_upgrade.py).
+-- install numbers the columns as an updated one does (tests/packaging/test_upgrade.py).
 alter table dbms_cloud_ai._vector_index drop column common_words;
 comment on table dbms_cloud_ai._vector_index is
 'vector indexes: where their documents come from, how they are chunked, embedded and searched';

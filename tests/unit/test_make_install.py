@@ -19,8 +19,8 @@ import sys
 import tomllib
 
 import pytest
+from paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 MAKEFILE = ROOT / "Makefile"
 SYSTEM_PACKAGES = re.compile(r"\b(apt-get|apt-cache|apt|dpkg|dpkg-query|yum|dnf)\b")
 # Distribution name -> the module it installs, where they differ.

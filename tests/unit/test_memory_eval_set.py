@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import pathlib
 
 import pytest
+from paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 SET = ROOT / "bench" / "memory_eval.json"
 
 

@@ -22,10 +22,10 @@ import pathlib
 import sys
 
 import pytest
+from paths import ROOT
 from pglast import ast, parse_sql
 from pglast.enums import ConstrType
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEMO = "bench/nl2sql_eval.json"
 UNFAMILIAR = "bench/nl2sql_eval_unfamiliar.json"
 SETS = {name: json.loads((ROOT / name).read_text()) for name in (DEMO, UNFAMILIAR)}
@@ -46,8 +46,6 @@ ALL_IDS = [f"{pathlib.Path(name).stem}-{q['id']}" for name, q in ALL]
 
 @functools.cache
 def _load_eval():
-    sys.path.insert(0, str(ROOT / "bench"))
-    sys.path.insert(0, str(ROOT / "tools"))
     spec = importlib.util.spec_from_file_location("eval_nl2sql", ROOT / "bench" / "eval_nl2sql.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod   # a dataclass looks its module up there

@@ -80,7 +80,7 @@ SECRET = "TOP-SECRET-7f3a"
 def carol_secret(db):
     """A table alice may not read: carol's, in a schema alice may use.
 
-    carol rather than bob: tests/test_nl2sql.py grants bob to alice on the
+    carol rather than bob: tests/nl2sql/test_nl2sql.py grants bob to alice on the
     shared cluster (roles are cluster-wide and the grant is not undone), which
     would let alice read bob's tables through the membership."""
     db.admin.execute("create table carol.secret (id int, secret text)")

@@ -12,9 +12,9 @@ import json
 
 import psycopg
 import pytest
+from conversations.test_retention_cron import _version, _wait, cron_db  # noqa: F401 - a fixture
 from fake_llm import Answer, Raw
 from helpers import API_KEY, case, generate, hint_of, make_profile, raises
-from test_retention_cron import _version, _wait, cron_db  # noqa: F401 - a fixture
 
 DOCS = {
     1: "The office cafeteria opens at eight in the morning and closes at three.",

@@ -5,7 +5,7 @@ Each test scripts the fake LLM, calls generate(), and asserts the SQLSTATE
 the fake server received (retries are visible there).  Deadlines are kept
 short so the whole file runs in seconds.  The 8.E matrix (one call per fault
 with history, accounting and transaction checks, jitter, locks, cancel) is
-tests/test_provider_faults.py; this file keeps the variants around it.
+tests/model/test_provider_faults.py; this file keeps the variants around it.
 """
 
 from __future__ import annotations

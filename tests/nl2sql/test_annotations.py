@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from helpers import make_profile, raises
+from nl2sql.test_nl2sql import messages_of, showprompt, table_text
 from nl2sql_fixtures import people  # noqa: F401
-from test_nl2sql import messages_of, showprompt, table_text
 
 ADD = "select dbms_cloud_ai.add_annotation(table_name => %s, annotation_name => %s, " \
       "annotation_value => %s, column_name => %s)"

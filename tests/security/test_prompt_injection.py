@@ -50,8 +50,8 @@ from dataclasses import dataclass
 
 import psycopg
 import pytest
-from conftest import DB
 from fake_llm import Answer, Obedient
+from fix_db import DB
 from helpers import make_profile
 from injection_corpus import PAYLOADS, Payload
 from memory_helpers import conversation, enable, memories, promote, remember_phrases, say
@@ -181,7 +181,7 @@ def _seed(db: DB, llm, attacker: Listener) -> psycopg.Connection:
     bob.execute("select dbms_cloud_ai.create_profile('MEM', %s)", (json.dumps(
         {"provider": "openai", "provider_endpoint": llm.url, "credential_name": "BCRED",
          "long_term_memory": True}),))
-    # summaries of long content in several chunks (tests/test_text_actions.py's window)
+    # summaries of long content in several chunks (tests/text/test_text_actions.py's window)
     bob.execute("select dbms_cloud_ai.create_profile('SMALL', %s)", (json.dumps(
         {"provider": "openai", "provider_endpoint": llm.url, "credential_name": "BCRED",
          "context_window": 2000, "max_tokens": 200}),))
@@ -565,7 +565,7 @@ _FAST = {(p.tag, pl, a) for p, pl, a in FAST_CASES}
 LONG_CASES = [c for c in ALL_CASES if (c[0].tag, c[1], c[2]) not in _FAST]
 
 
-# The module's own database needs the server conftest.py connects to.
+# The module's own database needs the server fix_db.py connects to.
 needs_server = pytest.mark.skipif(not os.environ.get("DCA_PGHOST"),
                                   reason="no server: run `make test` (sets DCA_PGHOST/DCA_PGPORT)")
 

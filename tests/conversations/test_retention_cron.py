@@ -207,7 +207,7 @@ def _clean(su):
 def cron_db(db):
     """The pg_cron database, with pg_cron and a fresh dbms_cloud_ai, as the superuser.
 
-    Depends on `db` so the cluster's roles exist (conftest makes them)."""
+    Depends on `db` so the cluster's roles exist (fix_db makes them)."""
     version, skip = _pg_cron_state(db.admin)
     if skip:
         pytest.skip(skip)

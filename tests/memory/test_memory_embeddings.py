@@ -19,8 +19,7 @@ import json
 import pytest
 from fake_llm import Answer, Raw, Vectors
 from helpers import generate
-from memory_helpers import conversation, memories, memory_profile, promote, say
-from test_memory_recall import (  # noqa: F401 - gateway and mem are fixtures
+from memory.test_memory_recall import (  # noqa: F401 - gateway and mem are fixtures
     calls,
     end_user,
     gateway,
@@ -32,6 +31,7 @@ from test_memory_recall import (  # noqa: F401 - gateway and mem are fixtures
     sources,
     system_recall,
 )
+from memory_helpers import conversation, memories, memory_profile, promote, say
 
 DOG_FACT = "My dog is called Pixel"
 PARIS_FACT = "I live in Paris"

@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
 import re
 import uuid
 
 import psycopg
 import pytest
-from conftest import DB
 from fake_llm import Answer
+from fix_db import DB
 from helpers import case, generate, make_profile, raises
 from memory_helpers import conversation, enable, promote, remember_phrases, say
+from paths import ROOT
 from psycopg import sql
 from tables import TABLES
 
@@ -582,7 +582,7 @@ def test_d5_set_role_in_one_backend_shows_bob_only_bobs_rows(sdb, fake_llm):
 def settings_the_extension_reads(db) -> set[str]:
     """Every ``dbms_cloud_ai.<name>`` in the package's source that is not an object
     of the extension: the settings (current_setting / set_config names)."""
-    src = pathlib.Path(__file__).resolve().parent.parent / "python" / "src" / "dbms_cloud_ai"
+    src = ROOT / "python" / "src" / "dbms_cloud_ai"
     names = set()
     for f in src.rglob("*.py"):
         names |= set(re.findall(r"dbms_cloud_ai\.([a-z_]+)", f.read_text()))

@@ -1,7 +1,7 @@
 """dbms_cloud credentials: stored encrypted, write-only, owned by their creator.
 
 The canary sweep (every column, error, log line, statistic, dump and WAL byte)
-is tests/test_credential_canary.py."""
+is tests/security/test_credential_canary.py."""
 
 from __future__ import annotations
 

@@ -11,9 +11,9 @@ import tomllib
 import psycopg
 import pytest
 from helpers import raises
+from paths import ROOT
 from tables import TABLES
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCHEMAS = "('dbms_cloud', 'dbms_cloud_ai')"
 
 
@@ -52,7 +52,7 @@ def test_built_script_is_what_is_installed(db):
 
 
 # search_path pinning, SECURITY DEFINER allow-list, control file, @extschema@ and
-# CREATE OR REPLACE checks: the catalog lint in tests/test_install_hygiene.py (A2).
+# CREATE OR REPLACE checks: the catalog lint in tests/security/test_install_hygiene.py (A2).
 
 
 def test_nothing_is_granted_to_public(db):

@@ -10,8 +10,8 @@ import subprocess
 
 import psycopg
 import pytest
-from conftest import DB
 from fake_llm import Answer
+from fix_db import DB
 from helpers import generate, make_profile
 from memory_helpers import conversation, enable, memories, promote, remember_phrases, say
 

@@ -28,7 +28,7 @@ import memory_helpers as mh
 import pytest
 from fake_llm import Answer, ToolCalls, last_user_text, offered_tools, tool_results
 from helpers import case, raises
-from test_erasure_markers import scan, scanned_columns  # the catalog-driven marker scan
+from security.test_erasure_markers import scan, scanned_columns  # the catalog-driven marker scan
 
 RECALL_HEADER = "Facts this user stated in earlier conversations."
 SUMMARY_SYSTEM = "You keep a running summary of a conversation"

@@ -20,8 +20,8 @@ import psycopg
 import pytest
 from catalog_snapshot import differences, snapshot
 from psycopg import sql
+from paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 RELEASED = ROOT / "sql" / "released"
 SEEDS = pathlib.Path(__file__).resolve().parent / "upgrade"
 

@@ -19,7 +19,7 @@ import time
 import pytest
 from fake_llm import Answer, Vectors
 from helpers import generate, make_profile, raises
-from test_vector_indexes import DOCS, create_index, make_docs, rag_profile
+from vector_indexes.test_vector_indexes import DOCS, create_index, make_docs, rag_profile
 
 
 def ann_indexes(conn) -> list[tuple[str, str]]:
@@ -456,7 +456,7 @@ def test_the_maintenance_touches_no_other_roles_live_index(docs, llm, bob, db):
 def test_drop_role_data_removes_the_hnsw_indexes(docs, llm, db):
     """A dropped role's vector indexes go with drop_role_data, and their HNSW
     indexes too (pg_class), not only at a later maintenance; alice's stays."""
-    from test_hostile_3_role_reuse import drop_role, make_role
+    from security.test_dropped_role_rows import drop_role, make_role
     drop_role(db.admin, "ghost_ann")
     make_role(db.admin, "ghost_ann")
     try:

@@ -27,12 +27,12 @@ import re
 import psycopg
 import pytest
 from helpers import API_KEY
+from paths import ROOT
 from pglast import ast, parse_plpgsql, parse_sql
 from pglast.stream import RawStream
 from pglast.visitors import Visitor
 from psycopg import sql
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXT = "dbms_cloud_ai"
 SCHEMAS = ("dbms_cloud", "dbms_cloud_ai")
 HACKER = "hacker"
@@ -1048,7 +1048,7 @@ def _hijack(info, evil_db, names: Names, extra_types, hostile_conns: list):
     temp_planted = []
     # The session conversation's own temporary table is not shadowed here: one of
     # that name that dbms_cloud_ai_owner does not own is refused (55000), which
-    # tests/test_hostile_7_small_holes.py covers; every other pg_temp name is.
+    # tests/security/test_session_table_and_erasure_provenance.py covers; every other pg_temp name is.
     temp_names = copy.copy(names)
     temp_names.relations = names.relations - {"dca_session_prompt"}
 

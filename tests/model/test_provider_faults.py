@@ -510,7 +510,7 @@ def test_cancel_mid_call_ends_it_at_once_and_writes_nothing(db, llm, turn):
     assert db.admin.execute("select pg_cancel_backend(%s)", (alice.info.backend_pid,)).fetchone()[0]
     th.join(DEADLINE + 5)
     # The wait looks at PostgreSQL's interrupt flags every 100 ms: the cancel
-    # ends it long before the deadline (tests/test_hostile_6_cancel.py measures).
+    # ends it long before the deadline (tests/security/test_cancel_and_terminate.py measures).
     assert out["error"].sqlstate == "57014", out["error"]
     assert time.monotonic() - sent <= 0.5 + SLACK
     assert changed(before, row_counts(db)) == {}

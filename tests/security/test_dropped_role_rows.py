@@ -287,10 +287,14 @@ def test_a_restore_where_the_role_has_a_new_oid_needs_the_administrator(db, llm,
 @pytest.mark.long
 def test_every_call_that_names_the_old_rows_fails_with_the_documented_error(db, llm, roles):
     """Every function that takes a credential or profile name (the list of
-    tests/test_isolation.py, which fails when a new one is missing), and the
+    tests/security/test_isolation.py, which fails when a new one is missing), and the
     session-profile calls, as the new ghost: 42501 with the drop_role_data hint
     (or an empty result for a filter), and no request leaves the database."""
-    from test_isolation import BOB_CALLS_WITH_ALICES_NAMES, BOB_SESSION_CALLS, RETURNS_EMPTY_FOR_UNKNOWN_PROFILE
+    from security.test_isolation import (
+        BOB_CALLS_WITH_ALICES_NAMES,
+        BOB_SESSION_CALLS,
+        RETURNS_EMPTY_FOR_UNKNOWN_PROFILE,
+    )
     old = db.connect("ghost")
     make_profile(old, llm, key=f"sk-ghost-old-{uuid.uuid4()}")
     make_profile(old, llm, name="BOBP", credential="BOBCRED", key=f"sk-ghost-old2-{uuid.uuid4()}")

@@ -109,7 +109,7 @@ def test_unknown_action_lists_the_valid_ones(alice, llm):
 
 def test_feedback_action_without_a_statement_to_apply_to(alice, llm):
     # Every Oracle action is implemented now; feedback with no NL2SQL statement in this
-    # session is 42704 (tests/test_feedback.py has the rest), before any model call.
+    # session is 42704 (tests/nl2sql/test_feedback.py has the rest), before any model call.
     make_profile(alice, llm)
     with raises("42704"):
         generate(alice, "the result is correct", action="feedback")
