@@ -19,8 +19,8 @@ import sys
 import psycopg
 import pytest
 from catalog_snapshot import differences, snapshot
-from psycopg import sql
 from paths import ROOT
+from psycopg import sql
 
 RELEASED = ROOT / "sql" / "released"
 SEEDS = pathlib.Path(__file__).resolve().parent / "upgrade"

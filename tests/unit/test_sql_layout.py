@@ -2,8 +2,9 @@
 
 sql/build.py refuses a layout that mixes concerns under one prefix; a table's
 declaration (create table, policies, triggers, grants, views) stays in its
-concern's schema and api files, so few files name it; and drop_role_data
-deletes from every table whose rows a role binding guards.
+concern's schema and api files, so few files name it.  (drop_role_data finds
+the tables whose rows a role binding guards in the catalog, so it names none of
+them: tests/security/test_dropped_role_rows.py checks that no row is left.)
 """
 
 from __future__ import annotations
@@ -30,21 +31,9 @@ def _code(path: pathlib.Path) -> str:
     return COMMENT.sub("", path.read_text())
 
 
-def _drop_role_data(text: str) -> re.Match | None:
-    return re.search(r"create function dbms_cloud_ai\.drop_role_data\(.*?\n\$function\$;", text, re.S)
-
-
-def files_per_table(sql: pathlib.Path, but_drop_role_data: bool = False) -> dict[str, int]:
-    """For each table of the extension, how many files of sql/schema and sql/api name it.
-
-    but_drop_role_data: leave out drop_role_data's list of deletes, the one list
-    of every table kept on purpose (the order of its deletes matters; the tests
-    below keep it complete).
-    """
+def files_per_table(sql: pathlib.Path) -> dict[str, int]:
+    """For each table of the extension, how many files of sql/schema and sql/api name it."""
     files = {p: _code(p) for part in ("schema", "api") for p in sorted((sql / part).glob("*.sql"))}
-    if but_drop_role_data:
-        files = {p: (text.replace(m.group(0), "") if (m := _drop_role_data(text)) else text)
-                 for p, text in files.items()}
     tables = {t for text in files.values() for t in CREATE_TABLE.findall(text)}
     # the qualified name, not followed by more of a name (_conversation is not _conversation_prompt)
     return {t: sum(1 for text in files.values() if re.search(re.escape(t) + r"(?!\w)", text))
@@ -82,32 +71,6 @@ def test_a_concern_file_comes_before_its_parts():
 def test_a_table_is_named_in_few_files():
     counts = files_per_table(SQL)
     assert len(counts) >= 25, counts
-    apart = files_per_table(SQL, but_drop_role_data=True)
-    median, median_apart = statistics.median(counts.values()), statistics.median(apart.values())
-    print(f"\nfiles of sql/schema + sql/api naming a table, median over {len(counts)} tables: "
-          f"{median}; {median_apart} besides drop_role_data's list")
-    assert median_apart <= 2, apart
-    assert median <= median_apart + 1, counts
-
-
-def _policies(suffix: str) -> set[str]:
-    text = "\n".join(_code(p) for p in (SQL / "schema").glob("*.sql"))
-    return set(re.findall(r"^create policy \w+" + suffix + r" on (dbms_cloud(?:_ai)?\.\w+)", text, re.M))
-
-
-def _drop_role_data_deletes() -> set[str]:
-    text = _code(SQL / "api" / "012-role-binding.sql")
-    body = _drop_role_data(text)
-    assert body, "drop_role_data not found in sql/api/012-role-binding.sql"
-    return set(re.findall(r"delete from (dbms_cloud(?:_ai)?\.\w+)", body.group(0)))
-
-
-def test_drop_role_data_deletes_from_every_role_bound_table():
-    bound = _policies("_role_bound")
-    assert len(bound) >= 15, bound
-    assert bound - _drop_role_data_deletes() == set()
-
-
-def test_drop_role_data_deletes_from_every_table_it_may_drop_rows_of():
-    # a table with a *_admin_drop_role policy exists for drop_role_data to delete from
-    assert _policies("_admin_drop_role") - _drop_role_data_deletes() == set()
+    median = statistics.median(counts.values())
+    print(f"\nfiles of sql/schema + sql/api naming a table, median over {len(counts)} tables: {median}")
+    assert median <= 2, counts
