@@ -51,8 +51,9 @@ DEMO_PORT ?= 54330
 BENCH_DIR  = $(TMPBASE)/bench
 BENCH_DURABLE_DIR = $(TMPBASE)/bench-durable
 BENCH_DURABLE_PORT ?= 54332
-# The newest released version, which bench/bench_versions.py compares with.
-RELEASED   = $(shell ls sql/released | sed -n 's/^dbms_cloud_ai--\([0-9.]*\)\.sql$$/\1/p' | sort -V | tail -1)
+# The newest released version, which bench/bench_versions.py compares with: the target of
+# the newest frozen update script (sql/released keeps only the oldest install script).
+RELEASED   = $(shell ls sql/released | sed -n 's/^dbms_cloud_ai--[0-9.]*--\([0-9.]*\)\.sql$$/\1/p' | sort -V | tail -1)
 BENCH_PORT?= 54331
 # The fast tier by default; `make test-long` adds the long tier (pytest marker `long`);
 # `make test-real` runs the real-model tier (marker `real`, tests/real).

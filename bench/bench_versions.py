@@ -42,9 +42,10 @@ BASELINE = "select public.bench_bare_post_httpx(%s, %s, %s)"
 
 
 def newest_release() -> str:
-    names = sorted((ROOT / "sql" / "released").glob("dbms_cloud_ai--*.sql"),
-                   key=lambda p: tuple(int(x) for x in p.stem.split("--")[1].split(".")))
-    return names[-1].stem.split("--")[1]
+    """The newest version a frozen script installs or updates to (sql/released keeps the
+    oldest install script and every update script; CREATE EXTENSION ... VERSION chains them)."""
+    return max((p.stem.split("--")[-1] for p in (ROOT / "sql" / "released").glob("dbms_cloud_ai--*.sql")),
+               key=lambda v: tuple(int(x) for x in v.split(".")))
 
 
 def setup(fake: FakeLLM, dbs: dict[str, str | None]) -> bool:

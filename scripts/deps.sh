@@ -93,7 +93,7 @@ pgvector_dep() {
         [ "${#need[@]}" = 0 ] || apt_install "${need[@]}"
     fi
     # Optional: a failed build says so and leaves vector indexes on full text
-    # (tests/test_vector_pgvector.py then fails, unless DCA_NO_PGVECTOR=1).
+    # (tests/vector_indexes/test_vector_pgvector.py then fails, unless DCA_NO_PGVECTOR=1).
     "$ROOT/scripts/pgvector.sh" || say "pgvector: not installed (the build failed, above); vector indexes search by full text (docs/reference/vector-indexes.md)"
 }
 

@@ -4,15 +4,18 @@
 #
 #   scripts/install-release.sh 0.2.0
 #
-# The release's install script is already in place (make install copies
-# sql/released/); its Python package is not kept in the tree: it is taken from
+# The release's scripts are already in place (make install copies sql/released/:
+# CREATE EXTENSION ... VERSION runs the oldest install script and the update
+# scripts up to it); its Python package is not kept in the tree: it is taken from
 # the last commit whose control file names that version, checked out in a
 # temporary git worktree and installed by that commit's own scripts/install.sh.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VERSION="${1:?usage: scripts/install-release.sh <version>}"
-[ -f "$ROOT/sql/released/dbms_cloud_ai--$VERSION.sql" ] || {
+# Released: it has a frozen install script, or a frozen update script ends in it.
+compgen -G "$ROOT/sql/released/dbms_cloud_ai--$VERSION.sql" >/dev/null \
+    || compgen -G "$ROOT/sql/released/dbms_cloud_ai--*--$VERSION.sql" >/dev/null || {
     echo "install-release: $VERSION is not a released version (sql/released/)" >&2; exit 2; }
 
 # The commits that changed the control file, newest first: the first one that

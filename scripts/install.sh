@@ -109,7 +109,8 @@ build() {
 }
 
 # The control file, the built scripts, and the frozen scripts of released
-# versions (sql/released), so ALTER EXTENSION ... UPDATE finds every path.
+# versions (sql/released: the oldest install script and every update script), so
+# CREATE EXTENSION ... VERSION and ALTER EXTENSION ... UPDATE find every path.
 extension() {
     local share; share="$DESTDIR$(run_pg_config --sharedir)/extension"
     build
@@ -118,6 +119,13 @@ extension() {
     scripts+=("$ROOT"/sql/released/dbms_cloud_ai--*.sql)
     into "$share" install -d "$share"
     into "$share" install -m 644 "$ROOT/extension/dbms_cloud_ai.control" "${scripts[@]}" "$share/"
+    # Remove the install script of a retired version (sql/released/RETIRED) that an
+    # older install left: CREATE EXTENSION ... VERSION then builds that version from
+    # the base and the update scripts, the path tests/packaging/test_upgrade.py checks.
+    local v
+    for v in $(sed -n 's/^\([0-9][0-9.]*\) .*/\1/p' "$ROOT/sql/released/RETIRED"); do
+        [ ! -e "$share/dbms_cloud_ai--$v.sql" ] || into "$share" rm -f "$share/dbms_cloud_ai--$v.sql"
+    done
     say "extension dbms_cloud_ai $VERSION installed into $share (update paths from: $("$PYTHON" "$ROOT/sql/build.py" --print-updates | tr '\n' ' '))"
 }
 

@@ -11,10 +11,10 @@
 #
 # How pgspot is run, and why:
 # - --ignore-lang plpython3u: pgspot cannot read Python.  Every PL/Python body is
-#   the loader plus one call into the package (tests/test_packaging.py checks that),
+#   the loader plus one call into the package (tests/packaging/test_packaging.py checks that),
 #   every function pins search_path (pgspot checks that for all languages, and so
-#   does the catalog lint in tests/test_install_hygiene.py), and the SQL the package
-#   runs is covered at run time by the hijack test in tests/test_install_hygiene.py.
+#   does the catalog lint in tests/security/test_install_hygiene.py), and the SQL the package
+#   runs is covered at run time by the hijack test in tests/security/test_install_hygiene.py.
 # - No --ignore of any code: findings are fixed in sql/, not silenced.
 # - pgspot 0.9.4 crashes ("list index out of range", counted as a fatal) on a
 #   function with an SQL-standard body (LANGUAGE sql BEGIN ATOMIC ... END): it looks
@@ -29,7 +29,7 @@
 #   RETURN and the other expression statements.  The driver adds it.
 # - --proc-without-search-path for the two procedures that COMMIT: a procedure with
 #   a SET clause cannot COMMIT, so they pin search_path in their first statement
-#   (set_config(..., true)); the catalog lint in tests/test_install_hygiene.py checks
+#   (set_config(..., true)); the catalog lint in tests/security/test_install_hygiene.py checks
 #   that exact statement, and that no other function lacks the SET clause.
 # - Update scripts run in schemas the extension already owns: they are checked with
 #   the install script's schemas known as created by the extension (so CREATE OR

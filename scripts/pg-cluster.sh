@@ -56,7 +56,7 @@ EOF
         fi
     fi
     # pg_cron, when installed for this major (scripts/deps.sh, make deps), is preloaded
-    # and runs its jobs in database dca_cron (tests/test_retention_cron.py makes it),
+    # and runs its jobs in database dca_cron (tests/conversations/test_retention_cron.py makes it),
     # connecting through the socket since the cluster listens on no TCP address.
     # Rewritten at every start, so it follows pg_cron being installed or removed;
     # a cluster made before the include line gets it once.

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Build extension/dbms_cloud_ai--<version>.sql from the topic files in sql/.
+"""Build extension/dbms_cloud_ai--<version>.sql from the concern files in sql/.
 
 Order: head.sql, then schema/NNN-*.sql (tables, policies), then api/NNN-*.sql
-(functions, views, grants).  Each ``#BOOTSTRAP`` line in a PL/Python body is
+(functions, views, grants).  A prefix NNN is one concern, with the same name in
+both folders (check_layout); under it, NNN-<concern>.sql comes first, then
+its parts NNN-<concern>-<part>.sql.  Each ``#BOOTSTRAP`` line in a PL/Python body is
 replaced by the once-per-backend loader of the Python package.  The version
 comes from the control file only.
 
@@ -63,14 +65,56 @@ def control_version() -> str:
     return m.group(1)
 
 
+def concern(name: str) -> tuple[str, str]:
+    """("030", "profiles-sharing") for "030-profiles-sharing.sql"."""
+    return name[:3], name[4:-len(".sql")]
+
+
+def check_layout(names: dict[str, list[str]]) -> list[str]:
+    """Problems with the concern layout of {part: [file names]}, none when it is right.
+
+    A prefix is one concern, in sql/schema and sql/api alike.  The concern is
+    the shortest name under the prefix (030-profiles.sql: "profiles"); every
+    other file under it is NNN-<concern>-<part>.sql (030-profiles-sharing.sql).
+    So two concerns under one prefix, and a prefix named differently in the
+    two folders, are refused.
+    """
+    problems = []
+    by_prefix: dict[str, list[tuple[str, str]]] = {}
+    for part, files in names.items():
+        for name in files:
+            if not NAME.match(name):
+                problems.append(f"{part}/{name}: file names must look like 010-concern.sql")
+                continue
+            prefix, rest = concern(name)
+            by_prefix.setdefault(prefix, []).append((part, rest))
+    for prefix, entries in sorted(by_prefix.items()):
+        topic = min((rest for _, rest in entries), key=len)
+        for part, rest in entries:
+            if rest != topic and not rest.startswith(topic + "-"):
+                problems.append(f"{part}/{prefix}-{rest}.sql: prefix {prefix} is the concern {topic!r} "
+                                f"(one concern per prefix, the same name in schema/ and api/)")
+    return problems
+
+
+def ordered(files: list[pathlib.Path]) -> list[pathlib.Path]:
+    """By prefix; under a prefix the concern's own file first, then its parts by name
+    (030-profiles.sql before 030-profiles-sharing.sql, which "-" < "." would invert)."""
+    topic = {}
+    for p in files:
+        prefix, rest = concern(p.name)
+        topic[prefix] = min(topic.get(prefix, rest), rest, key=len)
+    return sorted(files, key=lambda p: (p.name[:3], concern(p.name)[1] != topic[p.name[:3]], p.name))
+
+
 def sources(parts=("schema", "api")) -> list[pathlib.Path]:
     files = [SQL / "head.sql"] if "schema" in parts else []
+    found = {part: [p for p in (SQL / part).iterdir() if p.suffix == ".sql"] for part in ("schema", "api")}
+    problems = check_layout({part: [p.name for p in ps] for part, ps in found.items()})
+    if problems:
+        sys.exit("\n".join(f"sql/{x}" for x in problems))
     for part in parts:
-        names = sorted(p for p in (SQL / part).iterdir() if p.suffix == ".sql")
-        for p in names:
-            if not NAME.match(p.name):
-                sys.exit(f"{p}: file names must look like 010-topic.sql")
-        files += names
+        files += ordered(found[part])
     return files
 
 

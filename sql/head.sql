@@ -8,5 +8,5 @@
 -- for an unqualified name used in a CHECK, DEFAULT, view or BEGIN ATOMIC body,
 -- and the catalog would bind it.  SET LOCAL lasts until the script ends (CREATE
 -- EXTENSION restores the caller's setting); update scripts start with the same
--- line (build.py); tests/test_install_hygiene.py.  Objects are schema-qualified too.
+-- line (build.py); tests/security/test_install_hygiene.py.  Objects are schema-qualified too.
 set local search_path to pg_catalog, pg_temp;

@@ -1,7 +1,7 @@
 """A comparable picture of everything the extension owns in a database's catalog.
 
 Used to prove that an updated installation ends exactly like a fresh one
-(tests/test_upgrade.py).  Each entry is (kind, text) with no OIDs, so two
+(tests/packaging/test_upgrade.py).  Each entry is (kind, text) with no OIDs, so two
 databases compare by value.
 """
 

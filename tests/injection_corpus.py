@@ -1,4 +1,4 @@
-"""Prompt-injection payloads for tests/test_prompt_injection.py (security.md 8.C7).
+"""Prompt-injection payloads for tests/security/test_prompt_injection.py (security.md 8.C7).
 
 Each payload is text an attacker plants in data the extension later shows a
 model: a table or column comment, a row value, a stored memory, or the

@@ -7,11 +7,8 @@ Java IntegrationTestFixture) with Oracle types mapped to PostgreSQL ones
 
 from __future__ import annotations
 
-import pathlib
-
 import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 PEOPLE_GYMNAST = """
 create table {schema}.people (

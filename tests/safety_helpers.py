@@ -1,4 +1,4 @@
-"""Helpers for tests/test_generated_sql_safety.py: what a generated query could
+"""Helpers for tests/nl2sql/test_generated_sql_safety.py: what a generated query could
 leave behind (table contents, catalog objects, sequences, large objects,
 settings, advisory locks), and the test-only switch that turns the validator
 off in one backend."""
@@ -6,15 +6,10 @@ off in one backend."""
 from __future__ import annotations
 
 import json
-import pathlib
-import sys
 
 from fake_llm import Answer
 from tables import TABLES
-
-sys.path.append(str(pathlib.Path(__file__).resolve().parent / "unit"))
-
-import sqlguard_corpus  # noqa: F401  (re-exported for the tests)
+from unit import sqlguard_corpus  # noqa: F401  (re-exported for the tests)
 
 # --- a table under row-level security ---------------------------------------------
 

@@ -1,6 +1,6 @@
 """Every table of the extension, once: what the tests expect of it.
 
-One row per table.  tests/test_tables.py fails while a table of the catalog is
+One row per table.  tests/security/test_tables.py fails while a table of the catalog is
 missing here (a new table must be classified before anything else passes), and
 the suites read their lists from here instead of keeping their own:
 
@@ -8,12 +8,12 @@ the suites read their lists from here instead of keeping their own:
   rows shared by all); probe_column: a harmless column an UPDATE may write;
   insert: one row for the role {o} (its parents are the acting role's own);
   access: per role (or tuple of roles), the outcome of test_rls_matrix.OPS
-  (tests/test_rls_matrix.py, security.md 8.D1);
+  (tests/security/test_rls_matrix.py, security.md 8.D1);
 - dumped: pg_dump saves its rows (pg_extension_config_dump), and with them its
   identity sequences (sql/api/990-table-rules.sql);
 - bookkeeping: every call writes it (a generated query's harmlessness is checked
   on the other tables: tests/safety_helpers.py);
-- every table is checked by tests/test_isolation.py (another role sees none of
+- every table is checked by tests/security/test_isolation.py (another role sees none of
   a role's rows).
 """
 
@@ -48,7 +48,7 @@ class Table:
 
 TABLES = {t.name: t for t in (
     # Users write nothing directly (issue 14, class 2): every write of theirs runs
-    # in dbms_cloud_ai._write as dbms_cloud_ai_owner (tests/test_hostile_2_writes.py).
+    # in dbms_cloud_ai._write as dbms_cloud_ai_owner (tests/security/test_users_cannot_write.py).
     # Administrators keep table privileges for their cross-role functions.
     Table('dbms_cloud._credential', role_column="owner", probe_column="enabled",
           insert=("insert into dbms_cloud._credential (owner, credential_name, secret, key_id) "

@@ -23,3 +23,20 @@ as $python$
 $python$;
 comment on function dbms_cloud_ai.remove_host_ace(text, text, integer, integer) is
 'Remove a host ACE added with append_host_ace';
+
+create view dbms_cloud_ai.user_host_aces with (security_invoker = true) as
+select host, lower_port, upper_port, principal_name, privilege, created
+  from dbms_cloud_ai._host_ace;
+comment on view dbms_cloud_ai.user_host_aces is
+'Host ACEs that apply to you (all of them for dbms_cloud_ai_admin)';
+
+create view dbms_cloud_ai.dba_host_aces with (security_invoker = true) as
+select ace_id, host, lower_port, upper_port, principal_name, privilege, created, created_by
+  from dbms_cloud_ai._host_ace;
+comment on view dbms_cloud_ai.dba_host_aces is 'All host ACEs (dbms_cloud_ai_admin only)';
+
+-- Privileges for the tables and views of this concern (functions: 999-privileges.sql).
+grant select on dbms_cloud_ai._host_ace to dbms_cloud_ai_user;
+grant insert, update, delete on dbms_cloud_ai._host_ace to dbms_cloud_ai_admin;
+grant select on dbms_cloud_ai.user_host_aces to dbms_cloud_ai_user;
+grant select on dbms_cloud_ai.dba_host_aces to dbms_cloud_ai_admin;

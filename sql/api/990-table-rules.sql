@@ -1,3 +1,22 @@
+-- The tables belong to dbms_cloud_ai_owner (010-roles-and-schemas.sql), whichever
+-- file or migration created them: catalog-driven and idempotent, so a new table
+-- needs no line here and no migration has to order its tables around it.  The
+-- api files' table grants run before it; the change of owner hands the grants
+-- made by the installing superuser to the new owner (the catalog is the same).
+do $tables$
+declare
+    t pg_catalog.regclass;
+begin
+    for t in select c.oid from pg_catalog.pg_class c
+               join pg_catalog.pg_namespace n on n.oid operator(pg_catalog.=) c.relnamespace
+              where n.nspname operator(pg_catalog.=) any (array['dbms_cloud', 'dbms_cloud_ai'])
+                and c.relkind operator(pg_catalog.=) any (array['r', 'p']::"char"[])
+              order by c.oid loop
+        execute pg_catalog.format('alter table %s owner to dbms_cloud_ai_owner', t);
+    end loop;
+end
+$tables$;
+
 -- Rules every table of the extension follows, applied from the catalog on each
 -- install and update (this part is replayed by every update script), so that a
 -- new table needs no line here:

@@ -4,7 +4,7 @@
 -- to the calling role's name first.  Anywhere else this is current_user: a role
 -- that sets the setting itself changes nothing, as no code of its own runs as
 -- the owner.
--- Column defaults and the owner role's policies (099-writer.sql) use it where
+-- Column defaults and the owner role's policies (the *_writer policies of each table) use it where
 -- they would use current_user.
 create function dbms_cloud_ai._caller()
 returns name language sql stable parallel safe security invoker
@@ -19,7 +19,7 @@ comment on function dbms_cloud_ai._caller() is
 
 -- A shared thing (profile, vector index) is usable only while its owner is the
 -- live role that stored it (issue 30, class 2): the name exists and, if bound,
--- is bound to that role's OID (097-role-binding.sql).  Dropped, or dropped and
+-- is bound to that role's OID (012-role-binding.sql).  Dropped, or dropped and
 -- created again under the same name, and every grant of the owner's is inert at
 -- once, before any drop_role_data.  The grant tables' read policies use it.
 -- SECURITY DEFINER because a grantee may not read its owner's binding row

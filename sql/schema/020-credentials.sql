@@ -21,3 +21,20 @@ create policy credential_owner on dbms_cloud._credential
     with check (owner operator(pg_catalog.=) current_user);
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud._credential', '');
+
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
+create trigger bind_role before insert on dbms_cloud._credential
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy credential_role_bound on dbms_cloud._credential as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy credential_admin_drop_role_read on dbms_cloud._credential for select
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy credential_admin_drop_role on dbms_cloud._credential for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy credential_writer on dbms_cloud._credential to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));

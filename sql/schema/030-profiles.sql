@@ -27,3 +27,18 @@ create policy profile_admin_read on dbms_cloud_ai._profile for select to dbms_cl
     using (true);
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._profile', '');
+
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
+create trigger bind_role before insert on dbms_cloud_ai._profile
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy profile_role_bound on dbms_cloud_ai._profile as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy profile_admin_drop_role on dbms_cloud_ai._profile for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy profile_writer on dbms_cloud_ai._profile to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));

@@ -23,3 +23,17 @@ create policy host_ace_admin on dbms_cloud_ai._host_ace to dbms_cloud_ai_admin
     using (true) with check (true);
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._host_ace', '');
+
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
+create trigger bind_principal before insert or update of principal_name on dbms_cloud_ai._host_ace
+    for each row execute function dbms_cloud_ai._bind_principal('principal_name');
+-- A host ACE applies through the role it was granted to (or a group holding
+-- that name), only while the name is bound to that role.  Administrators see
+-- every entry (they remove the stale ones).
+create policy host_ace_role_bound on dbms_cloud_ai._host_ace as restrictive
+    using (principal_name operator(pg_catalog.=) 'PUBLIC'
+           or (select pg_catalog.pg_has_role(current_user, 'dbms_cloud_ai_admin', 'member'))
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) _host_ace.principal_name
+                             and b.role_oid operator(pg_catalog.<>)
+                                 coalesce(pg_catalog.to_regrole(pg_catalog.quote_ident(b.role_name))::oid, 0::oid)));

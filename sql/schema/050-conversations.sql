@@ -1,7 +1,7 @@
 -- Named long-term conversations (Oracle CREATE_CONVERSATION) and their prompts.
 -- Ids are uuids, shown as Oracle's 36-character upper-case GUIDs.  Each table's
 -- whole shape is here, its columns in the order versions added them (a fresh
--- install and an updated one must agree: tests/test_upgrade.py); the features
+-- install and an updated one must agree: tests/packaging/test_upgrade.py); the features
 -- that added columns keep their indexes and policies in their own files.
 create table dbms_cloud_ai._conversation
 ( conversation_id     uuid primary key
@@ -15,10 +15,10 @@ create table dbms_cloud_ai._conversation
 , created             timestamptz not null default pg_catalog.now()
 , modified            timestamptz not null default pg_catalog.now()
 , expires_at          timestamptz                      -- created + retention_days; NULL keeps forever
-  -- condensed history (075): the conversation's own settings; NULL: the profile's, else the default
+  -- condensed history (050-conversations-summary.sql): the conversation's own settings; NULL: the profile's, else the default
 , summarize_history   boolean
 , summary_max_tokens  integer check (summary_max_tokens between 50 and 4000)
-  -- long-term memory (090): a title the model wrote is erased with the prompt it came from
+  -- long-term memory (080-memory.sql): a title the model wrote is erased with the prompt it came from
 , title_generated     boolean not null default false
 );
 comment on table dbms_cloud_ai._conversation is 'named conversations; expired ones behave as missing';
@@ -40,7 +40,7 @@ create table dbms_cloud_ai._conversation_prompt
 , client_ip              text
 , sid                    integer  -- Oracle SID: the backend pid
 , serial_no              bigint   -- Oracle SERIAL#: the backend's start time, epoch microseconds
-  -- accounting (060): the turn's model calls, all of them (answer, repair, ...); its rating
+  -- accounting (060-accounting.sql): the turn's model calls, all of them (answer, repair, ...); its rating
 , provider               text
 , model                  text
 , prompt_version         text
@@ -51,10 +51,10 @@ create table dbms_cloud_ai._conversation_prompt
 , rating                 smallint check (rating in (-1, 1))
 , rating_comment         text
 , rated                  timestamptz
-  -- long-term memory (090): which end user said it (a gateway's conversation has several)
+  -- long-term memory (080-memory.sql): which end user said it (a gateway's conversation has several)
 , organization           text
 , subject                text
-  -- retries (095): the client's request id, unique per owner
+  -- retries (the unique index below): the client's request id, unique per owner
 , request_id             text check (pg_catalog.length(request_id) between 1 and 200)
 );
 comment on table dbms_cloud_ai._conversation_prompt is 'one row per prompt and its response';
@@ -92,3 +92,43 @@ create policy conversation_prompt_admin_purge on dbms_cloud_ai._conversation_pro
 
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._conversation', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._conversation_prompt', '');
+
+-- A client's request id (generate params "request_id") names one turn of its
+-- owner's conversations, so a client that retries a call (its connection
+-- dropped, it timed out) gets the stored turn back instead of a second one.
+-- The unique index settles two calls in flight with the same id at insert
+-- time: no lock is held while the model answers (generate.py).  The column
+-- request_id is _conversation_prompt's last.
+create unique index _conversation_prompt_request_id on dbms_cloud_ai._conversation_prompt
+    (owner, request_id) where request_id is not null;
+
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
+create trigger bind_role before insert on dbms_cloud_ai._conversation
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy conversation_role_bound on dbms_cloud_ai._conversation as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy conversation_admin_drop_role on dbms_cloud_ai._conversation for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy conversation_writer on dbms_cloud_ai._conversation to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+create trigger bind_role before insert on dbms_cloud_ai._conversation_prompt
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy conversation_prompt_role_bound on dbms_cloud_ai._conversation_prompt as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy conversation_prompt_admin_drop_role on dbms_cloud_ai._conversation_prompt for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy conversation_prompt_writer on dbms_cloud_ai._conversation_prompt to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())
+                and exists (select from dbms_cloud_ai._conversation c
+                             where c.conversation_id operator(pg_catalog.=) _conversation_prompt.conversation_id
+                               and c.owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())));

@@ -105,3 +105,56 @@ create policy feedback_admin_read on dbms_cloud_ai._feedback for select
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._sql_statement', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._feedback', '');
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._example', '');
+
+-- Role binding and the writer's policies (what they are: 012-role-binding.sql).
+create trigger bind_role before insert on dbms_cloud_ai._sql_statement
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy sql_statement_role_bound on dbms_cloud_ai._sql_statement as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy sql_statement_admin_drop_role_read on dbms_cloud_ai._sql_statement for select
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy sql_statement_admin_drop_role on dbms_cloud_ai._sql_statement for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy sql_statement_writer on dbms_cloud_ai._sql_statement to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+create trigger bind_role before insert on dbms_cloud_ai._feedback
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy feedback_role_bound on dbms_cloud_ai._feedback as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy feedback_admin_drop_role on dbms_cloud_ai._feedback for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy feedback_writer on dbms_cloud_ai._feedback to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+create trigger bind_role before insert on dbms_cloud_ai._example
+    for each statement execute function dbms_cloud_ai._bind_role();
+create policy example_role_bound on dbms_cloud_ai._example as restrictive
+    using (owner operator(pg_catalog.<>) current_user
+           or not exists (select from dbms_cloud_ai._role_binding b
+                           where b.role_name operator(pg_catalog.=) current_user
+                             and b.role_oid operator(pg_catalog.<>)
+                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
+create policy example_admin_drop_role_read on dbms_cloud_ai._example for select
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy example_admin_drop_role on dbms_cloud_ai._example for delete
+    to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+create policy example_writer on dbms_cloud_ai._example to dbms_cloud_ai_owner
+    using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
+    with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())
+                and (feedback_id is null
+                     or exists (select from dbms_cloud_ai._feedback f
+                                 where f.feedback_id operator(pg_catalog.=) _example.feedback_id
+                                   and f.owner operator(pg_catalog.=) (select dbms_cloud_ai._caller())))
+                and (conversation_prompt_id is null
+                     or exists (select from dbms_cloud_ai._conversation_prompt p
+                                 where p.conversation_prompt_id operator(pg_catalog.=) _example.conversation_prompt_id
+                                   and p.owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))));

@@ -2,5 +2,7 @@
 -- schema file in whole); build.py appends the whole api part (functions, views,
 -- grants) with CREATE OR REPLACE.  New columns go at the end of their table here
 -- and in sql/schema, so a fresh install and an updated one end with identical
--- catalogs (tests/test_upgrade.py).  Anything that creates a table goes above
--- an include of 098-table-owner.sql; only files that create no table (099) follow it.
+-- catalogs (tests/packaging/test_upgrade.py).  A new table is its concern's schema file
+-- (or a file of that concern: NNN-<concern>-<part>.sql), included whole, in any
+-- order after what it references: the api part gives every table to
+-- dbms_cloud_ai_owner (api/990-table-rules.sql) and replays the grants.

@@ -1,7 +1,7 @@
 """Fixtures of the real-model tier (issue 17): the extension against a real model server.
 
-(Not a conftest.py: the suite imports its root conftest by name, and a second module of
-that name would shadow it.)
+(Not a conftest.py: the tests and the root conftest's hook import it by name, as
+real.real_fixtures.)
 
 `make test-real` starts the project's local model server (scripts/local-model.sh)
 and its local embedding server (scripts/local-embeddings.sh), and runs the tests
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import pytest
+from paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 LOCAL_MODEL = ROOT / "scripts" / "local-model.sh"
 LOCAL_EMBEDDINGS = ROOT / "scripts" / "local-embeddings.sh"
 # A small model on two cores takes seconds to minutes per answer (300s is the most

@@ -11,7 +11,7 @@ import os
 import subprocess
 
 import pytest
-from real_fixtures import LOCAL_MODEL
+from real.real_fixtures import LOCAL_MODEL
 
 pytestmark = pytest.mark.real
 

@@ -22,7 +22,7 @@ import urllib.request
 
 import pytest
 from helpers import generate
-from real_fixtures import embedder, local_embeddings, sh  # noqa: F401 - fixtures
+from real.real_fixtures import embedder, local_embeddings, sh  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.real
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from helpers import generate, raises
 from memory_helpers import conversation, enable, memories, promote, say
-from real_fixtures import (  # noqa: F401 - fixtures
+from real.real_fixtures import (  # noqa: F401 - fixtures
     GATEWAY_MODELS,
     gateway,
     gateway_profile,
@@ -22,7 +22,7 @@ from real_fixtures import (  # noqa: F401 - fixtures
     sh,
     via_gateway,
 )
-from test_real_model import runsql_value, truth
+from real.test_real_model import runsql_value, truth
 
 pytestmark = pytest.mark.real
 

@@ -15,7 +15,7 @@ import re
 import pytest
 from helpers import generate
 from memory_helpers import conversation, enable, memories, promote, say
-from real_fixtures import local_model, real, sh  # noqa: F401 - fixtures
+from real.real_fixtures import local_model, real, sh  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.real
 

@@ -6,7 +6,7 @@ tests/real/real_fixtures.py."""
 from __future__ import annotations
 
 import pytest
-from real_fixtures import local_model, real  # noqa: F401 - fixtures
+from real.real_fixtures import local_model, real  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.real
 

@@ -10,8 +10,8 @@ import json
 
 import pytest
 from helpers import generate
-from real_fixtures import gateway, gateway_profile, local_embeddings, local_model  # noqa: F401
-from test_real_vector_index import handbook_table
+from real.real_fixtures import gateway, gateway_profile, local_embeddings, local_model  # noqa: F401
+from real.test_real_vector_index import handbook_table
 
 pytestmark = pytest.mark.real
 

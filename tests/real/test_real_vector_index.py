@@ -11,7 +11,7 @@ import json
 
 import pytest
 from helpers import generate
-from real_fixtures import (  # noqa: F401 - fixtures
+from real.real_fixtures import (  # noqa: F401 - fixtures
     embedder,
     gateway,
     gateway_profile,

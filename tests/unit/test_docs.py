@@ -6,8 +6,8 @@ import pathlib
 import re
 
 import pytest
+from paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 README_MAX_LINES = 300
 DOCS = sorted([ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "bench" / "README.md",
                *(ROOT / "docs").rglob("*.md")])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from test_local_model_pins import ROOT, SHA256
+from unit.test_local_model_pins import ROOT, SHA256
 
 HERE = ROOT / "scripts" / "local-embeddings"
 SCRIPT = ROOT / "scripts" / "local-embeddings.sh"

@@ -8,12 +8,11 @@ key is never in git; the config renders to the routes the real tier's profiles s
 from __future__ import annotations
 
 import importlib.util
-import pathlib
 import re
 
-from test_local_model_pins import SHA256
+from paths import ROOT
+from unit.test_local_model_pins import SHA256
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = ROOT / "scripts" / "local-gateway"
 SCRIPT = ROOT / "scripts" / "local-gateway.sh"
 

@@ -17,8 +17,8 @@ import subprocess
 import sys
 
 import pytest
+from paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = ROOT / "scripts" / "local-model"
 
 

@@ -22,8 +22,8 @@ import sys
 import time
 
 import pytest
+from paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "local-model.sh"
 HERE = ROOT / "scripts" / "local-model"
 PINS = json.loads((HERE / "models.json").read_text())
@@ -332,11 +332,7 @@ def test_the_walkthrough_ends_at_the_error_that_stops_the_demo(demo, tmp_path, c
 
 
 def load_real_fixtures():
-    sys.path.insert(0, str(ROOT / "tests" / "real"))
-    try:
-        import real_fixtures
-    finally:
-        sys.path.pop(0)
+    from real import real_fixtures
     return real_fixtures
 
 

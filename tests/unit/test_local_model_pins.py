@@ -17,8 +17,8 @@ import sys
 import zipfile
 
 import pytest
+from paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = ROOT / "scripts" / "local-model"
 SCRIPT = ROOT / "scripts" / "local-model.sh"
 SHA256 = re.compile(r"^[0-9a-f]{64}$")

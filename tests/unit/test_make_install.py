@@ -19,8 +19,8 @@ import sys
 import tomllib
 
 import pytest
+from paths import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 MAKEFILE = ROOT / "Makefile"
 SYSTEM_PACKAGES = re.compile(r"\b(apt-get|apt-cache|apt|dpkg|dpkg-query|yum|dnf)\b")
 # Distribution name -> the module it installs, where they differ.
@@ -171,6 +171,10 @@ def test_staged_make_install_copies_everything_and_embeds_the_final_paths(tmp_pa
     (tree / "python" / "requirements-lock.txt").write_text("# nothing to download in this test\n")
     stage, libdir = tmp_path / "stage", "/opt/dca-staged-test/lib"
     pg_config = fake_pg_config(tmp_path)
+    extdir = stage / str(tmp_path / "pg" / "share").lstrip("/") / "extension"
+    # an older install left the install script of a version now retired (sql/released/RETIRED)
+    extdir.mkdir(parents=True)
+    (extdir / "dbms_cloud_ai--0.5.0.sql").write_text("-- the frozen 0.5.0 install script\n")
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "PG_CONFIG", "DESTDIR")}
     out = subprocess.run(["make", "--no-print-directory", "install", f"DESTDIR={stage}",
                           f"PG_CONFIG={pg_config}", f"PY_LIBDIR={libdir}", f"PLPYTHON={sys.executable}",
@@ -180,9 +184,10 @@ def test_staged_make_install_copies_everything_and_embeds_the_final_paths(tmp_pa
     assert not pathlib.Path(libdir).exists()  # nothing outside DESTDIR
 
     v = version()
-    extdir = stage / str(tmp_path / "pg" / "share").lstrip("/") / "extension"
     names = {p.name for p in extdir.iterdir()}
+    # the oldest install script and every update script; the retired one is removed
     released = {p.name for p in (ROOT / "sql" / "released").glob("dbms_cloud_ai--*.sql")}
+    assert "dbms_cloud_ai--0.5.0--0.6.0.sql" in released and "dbms_cloud_ai--0.5.0.sql" not in released
     updates = {f"dbms_cloud_ai--{p.name}" for p in (ROOT / "sql" / "updates").glob(f"*--{v}.sql")}
     assert names == {"dbms_cloud_ai.control", f"dbms_cloud_ai--{v}.sql"} | released | updates
     for name in {f"dbms_cloud_ai--{v}.sql"} | updates:

@@ -7,20 +7,16 @@ excludes.  The scoring (bench/eval_memory.py) is checked on small cases."""
 
 from __future__ import annotations
 
-import importlib
 import json
-import pathlib
-import sys
 
 import pytest
+from paths import ROOT, bench_module
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 SET = ROOT / "bench" / "memory_eval.json"
 
 
 def _load_eval():
-    sys.path.insert(0, str(ROOT))
-    return importlib.import_module("bench.eval_memory")
+    return bench_module("eval_memory")
 
 
 ev = _load_eval()

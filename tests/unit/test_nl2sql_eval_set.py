@@ -16,16 +16,14 @@ from __future__ import annotations
 import datetime
 import decimal
 import functools
-import importlib.util
 import json
 import pathlib
-import sys
 
 import pytest
+from paths import ROOT, bench_module
 from pglast import ast, parse_sql
 from pglast.enums import ConstrType
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEMO = "bench/nl2sql_eval.json"
 UNFAMILIAR = "bench/nl2sql_eval_unfamiliar.json"
 SETS = {name: json.loads((ROOT / name).read_text()) for name in (DEMO, UNFAMILIAR)}
@@ -46,8 +44,7 @@ ALL_IDS = [f"{pathlib.Path(name).stem}-{q['id']}" for name, q in ALL]
 
 @functools.cache
 def _load_eval():
-    sys.path.insert(0, str(ROOT))
-    return importlib.import_module("bench.eval_nl2sql")
+    return bench_module("eval_nl2sql")
 
 
 def walk(node, visit):

@@ -6,13 +6,7 @@ does not settle it (two candidates, an opaque subquery), the query is left alone
 
 from __future__ import annotations
 
-import pathlib
-import sys
-
 import pytest
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python" / "src"))
-
 from dbms_cloud_ai.nl2sql import fixes, schema_context, sqlguard
 
 

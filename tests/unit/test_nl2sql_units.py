@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import json
-import pathlib
-import sys
 
 import pytest
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python" / "src"))
-
 from dbms_cloud_ai.errors import InsufficientPrivilege
 from dbms_cloud_ai.nl2sql import actions as nl2sql
 from dbms_cloud_ai.nl2sql import schema_context, sqlguard, sqlrun

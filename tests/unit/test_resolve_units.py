@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import pathlib
-import sys
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python" / "src"))
-
 from dbms_cloud_ai.nl2sql import resolve
 
 # Pieces of a real pg_rewrite.ev_action (PostgreSQL 15): lower(c.relname) aliased

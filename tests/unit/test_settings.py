@@ -9,8 +9,9 @@ import pytest
 from dbms_cloud_ai import settings
 from dbms_cloud_ai.errors import InvalidParameter
 from dbms_cloud_ai.settings import SETTINGS
+from paths import ROOT
 
-DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "reference" / "settings.md"
+DOC = ROOT / "docs" / "reference" / "settings.md"
 
 
 def test_the_documented_table_is_the_codes():

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import pathlib
-import sys
-
 import pytest
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python" / "src"))
-
 from dbms_cloud_ai import sharing
 from dbms_cloud_ai.errors import InsufficientPrivilege, InvalidParameter, NullValue
 

@@ -18,12 +18,12 @@ import time
 import pglast.ast as A
 import pytest
 import sqlglot
-import sqlguard_corpus as corpus
 from dbms_cloud_ai.errors import ConfigurationError, DcaError, InsufficientPrivilege, InvalidParameter
 from dbms_cloud_ai.nl2sql import sqlguard
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pglast import parser as pgparser
+from unit import sqlguard_corpus as corpus
 
 FUZZ_EXAMPLES = int(os.environ.get("DCA_FUZZ_EXAMPLES", "5000"))
 REFUSALS = (InsufficientPrivilege, InvalidParameter)

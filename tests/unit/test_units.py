@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import pathlib
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from dbms_cloud_ai.model import http
 from dbms_cloud_ai.providers import PROVIDERS, endpoint_url
 from dbms_cloud_ai.providers.base import join_api_path
 from fake_llm import Answer, Drip, FakeLLM, Hang, Raw
+from paths import ROOT
 
 
 def test_every_error_class_is_in_the_sqlstate_table():
@@ -210,9 +210,8 @@ def test_http_hang_is_bounded(server):
 
 
 def test_readme_error_table_matches_the_code():
-    import pathlib
     import re
-    readme = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "reference"
+    readme = (ROOT / "docs" / "reference"
               / "errors.md").read_text()
     rows = {m.group(1): (m.group(2), m.group(3).replace("`", "").strip()) for m in
             re.finditer(r"^\| `([0-9A-Z]{5})` \| (\w+) \| (.+) \|$", readme, re.M)}
@@ -242,11 +241,10 @@ def test_the_lists_of_actions_elsewhere_are_the_action_tables():
 def test_a_chat_session_does_not_load_what_only_other_actions_need():
     """What the PL/Python bodies import (sqlapi) leaves NL2SQL, feedback, the text
     actions and their libraries for the first call that needs them (cold start)."""
-    src = pathlib.Path(__file__).resolve().parents[2] / "python" / "src"
-    code = ("import sys; sys.path.insert(0, %r); import dbms_cloud_ai.sqlapi; "
-            "print(' '.join(sorted(sys.modules)))" % str(src))
+    src = ROOT / "python" / "src"
+    code = "import sys, dbms_cloud_ai.sqlapi; print(' '.join(sorted(sys.modules)))"
     loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                                text=True).stdout.split())
+                                text=True, env={**os.environ, "PYTHONPATH": str(src)}).stdout.split())
     assert "dbms_cloud_ai.sqlapi" in loaded
     for name in ("dbms_cloud_ai.nl2sql", "dbms_cloud_ai.nl2sql.actions", "dbms_cloud_ai.nl2sql.feedback",
                  "dbms_cloud_ai.text", "dbms_cloud_ai.text.actions", "dbms_cloud_ai.model.usage",

@@ -1,6 +1,6 @@
 """Oracle's ENABLE_DATA_ACCESS / DISABLE_DATA_ACCESS: may row values reach a model?
 
-One database-wide switch (sql/schema/092-data-access.sql), set by administrators.
+One database-wide switch (sql/schema/015-data-access.sql), set by administrators.
 Every call reads it with its first query (model/timing.SETTINGS_COLUMNS, part of
 profiles.for_call), so a switch made by another session applies to the next
 call of every session: nothing is cached across statements.

@@ -1,7 +1,7 @@
 """Role bindings: a role's rows belong to that role, not to its name (issue 14, class 3).
 
 Each role name that holds rows is bound to the OID of the role that stored
-them (dbms_cloud_ai._role_binding, sql/schema/097-role-binding.sql).  Row-level
+them (dbms_cloud_ai._role_binding, sql/schema/012-role-binding.sql).  Row-level
 security hides a name's rows from a later role of the same name; this module
 gives such a role the documented error instead of "does not exist", and
 hands the credential code the binding id that is part of a secret's

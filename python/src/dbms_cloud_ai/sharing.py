@@ -300,7 +300,7 @@ def set_grant_budget(plpy, profile_name, user_or_role_name, daily_tokens) -> Non
 # --- the credential of a shared profile ---------------------------------------------------
 
 # Read as dbms_cloud_ai_owner through the writer's gate: the policies
-# credential_shared_read and profile_shared_read (sql/schema/099-profile-grant-writer.sql)
+# credential_shared_read and profile_shared_read (sql/schema/030-profiles-sharing.sql)
 # show it only while the profile is shared with the caller (_caller()).
 _CREDENTIAL = """
     select c.credential_name as name, c.owner::text as owner, c.secret, c.key_id, c.enabled,

@@ -422,7 +422,7 @@ def claim_memory_jobs(plpy, batch_size, run_token):
 
 
 @sql_entry
-def run_memory_job(plpy, conversation_id, run_token):   # _run_memory_job (sql/api/110-memory.sql)
+def run_memory_job(plpy, conversation_id, run_token):   # _run_memory_job (sql/api/080-memory.sql)
     return memory_jobs.run(plpy, conversation_id, run_token)
 
 

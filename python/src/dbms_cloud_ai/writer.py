@@ -22,8 +22,8 @@ Inside, the caller's name is also the setting ``dbms_cloud_ai.caller`` (set by
 it, as the owner role only (a role that sets the setting itself changes
 nothing: none of its code runs as the owner): the write statements, column
 defaults and the owner role's row-level security policies
-(sql/schema/099-writer.sql) use it where they would use ``current_user``.
-The caller's name must be bound to its role (sql/schema/097-role-binding.sql):
+(in each table's schema file, sql/schema/) use it where they would use ``current_user``.
+The caller's name must be bound to its role (sql/schema/012-role-binding.sql):
 checked on every write.
 
 Administrators' cross-owner functions (erasure, purge of every role's expired

@@ -28,7 +28,7 @@ written), the answer call(s), then, after the turn's prompt row, one short guard
 (``save``).  The upsert only moves forward: it applies when the row still has
 the generation the turn read (a concurrent turn or a deleted prompt changes it)
 and covers more prompts than before.  Deleting prompts erases the summaries made
-from them (trigger ``forget_summaries``, sql/schema/075-conversation-summary.sql).
+from them (trigger ``forget_summaries``, sql/schema/050-conversations-summary.sql).
 
 The session (short-term) conversation is never summarised: it keeps its last
 10 prompts and lives only as long as the session.

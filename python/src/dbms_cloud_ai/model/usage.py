@@ -1,5 +1,5 @@
 """Model prices and the daily summary for the usage reports (the views are SQL:
-sql/api/095-usage.sql).
+sql/api/060-accounting-usage.sql).
 
 An administrator sets the price of a model per million input and output
 tokens.  A price applies to the model the calls record under that name and to

@@ -1,5 +1,5 @@
 """add_annotation and drop_annotation (issue 18): Oracle's table and column
-annotations, kept in dbms_cloud_ai._annotation (sql/schema/093-annotations.sql).
+annotations, kept in dbms_cloud_ai._annotation (sql/schema/075-annotations.sql).
 
 Only a role with the rights of the relation's owner annotates it (42501 for
 anyone else, here and again in the writer's policy).  Names are identifiers

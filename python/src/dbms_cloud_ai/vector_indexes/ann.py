@@ -51,7 +51,7 @@ HNSW_MAX = {"vector": 2000, "halfvec": 4000}
 EF_SEARCH = 100        # hnsw.ef_search for the search: candidates examined (pgvector's default 40)
 _PREFIX = "vector_chunk_ann_"
 
-# One DDL (or none) as the extension's owner (sql/api/130-vector-indexes.sql).
+# One DDL (or none) as the extension's owner (sql/api/090-vector-indexes.sql).
 _STEP = "select dbms_cloud_ai._vector_ann_step($1::uuid, dbms_cloud_ai._caller()) as done"
 _MAX_STEPS = 100           # per vector index and call: each step drops or builds one index
 _PROGRESS = ("dropped", "built")

@@ -23,7 +23,7 @@ and quality against an exact scan (bench/README.md).
 The caller has read the index row itself (row-level security: its own, or one
 granted to it); the chunks of that index and its common words are then read as
 dbms_cloud_ai_owner through the writer's gate (policies vector_chunk_search and
-vector_index_content_search, sql/schema/099-vector-index-*writer.sql): under the callers' policy PostgreSQL
+vector_index_content_search, sql/schema/090-vector-indexes*.sql): under the callers' policy PostgreSQL
 may not use the GIN index for @@, which is not leakproof, and scans every
 chunk of the table instead.
 """
