@@ -1,5 +1,5 @@
 -- Vector indexes (Oracle's DBMS_CLOUD_AI.CREATE_VECTOR_INDEX and friends; issue 19):
--- python/src/dbms_cloud_ai/rag/, docs/reference/vector-indexes.md.  attributes
+-- python/src/dbms_cloud_ai/vector_indexes/, docs/reference/vector-indexes.md.  attributes
 -- accepts JSON text (Oracle's CLOB) or jsonb: two overloads, as create_profile.
 
 create function dbms_cloud_ai.create_vector_index(index_name text, attributes text, description text default null,
@@ -124,12 +124,12 @@ $python$;
 comment on function dbms_cloud_ai.refresh_vector_index(text) is
 'Read the sources of your vector index again and embed the chunks that changed; returns how many were embedded';
 
--- What pg_cron runs (rag/schedule.py): a failed refresh is rolled back,
+-- What pg_cron runs (vector_indexes/schedule.py): a failed refresh is rolled back,
 -- recorded on the index and reported by a WARNING, and the job ends normally;
 -- then, in transactions of their own, the index's HNSW index is built or
 -- dropped (maintain_vector_indexes).  A procedure that commits: CALL it on its
 -- own (2D000 inside a transaction block); no SET clause (the package pins
--- search_path in each of its transactions: rag/ann.py, model/detached.py).
+-- search_path in each of its transactions: vector_indexes/ann.py, model/detached.py).
 create procedure dbms_cloud_ai.refresh_vector_index_job(index_name text, inout embedded integer default null)
 language plpython3u security invoker
 as $python$
@@ -139,7 +139,7 @@ $python$;
 comment on procedure dbms_cloud_ai.refresh_vector_index_job(text, integer) is
 'refresh_vector_index as pg_cron runs it: a failure is recorded (last_refresh_status FAILED, last_refresh_error) with a WARNING instead of raised (embedded NULL); then the HNSW index is maintained in transactions of its own. CALL it outside a transaction block';
 
--- The HNSW indexes (pgvector, rag/ann.py) are built and dropped here only, each
+-- The HNSW indexes (pgvector, vector_indexes/ann.py) are built and dropped here only, each
 -- DDL in a transaction of its own that commits at once: no function (refresh,
 -- drop_vector_index) runs them inside its caller's transaction (issue 30,
 -- class 3).  index_name: that one of your indexes, else all of yours; both
@@ -242,7 +242,7 @@ select i.index_name, g.grantee::text as grantee, g.granted
 comment on view dbms_cloud_ai.user_cloud_vector_index_grants is
 'Whom your vector indexes are shared with (dbms_cloud_ai.grant_vector_index_access)';
 
--- The pgvector path (rag/ann.py): the partial HNSW index of one vector index
+-- The pgvector path (vector_indexes/ann.py): the partial HNSW index of one vector index
 -- over its chunks' embeddings.  Its predicate keeps out chunks of other
 -- dimensions, whose cast would fail: a build also reads row versions that a
 -- refresh of another model just replaced, still seen by a snapshot.  CREATE
@@ -254,7 +254,7 @@ comment on view dbms_cloud_ai.user_cloud_vector_index_grants is
 -- inside a user's transaction left open, every other role's narrate (or
 -- refresh) would wait.  So no function runs them: only the procedures
 -- maintain_vector_indexes and refresh_vector_index_job, one DDL per transaction
--- that commits at once (rag/ann.py), and drop_role_data, an administrator's.
+-- that commits at once (vector_indexes/ann.py), and drop_role_data, an administrator's.
 -- CONCURRENTLY is refused below top level, so each takes its lock with NOWAIT,
 -- retried a few times, and never waits in the lock queue: a queued ACCESS
 -- EXCLUSIVE request would stop every reader behind it, a queued SHARE request

@@ -1,6 +1,6 @@
 -- What a vector index's row says that comes from its documents (issue 30,
--- class 4): the common words a refresh counted (rag/refresh.py) and the last
--- failed refresh's error (rag/schedule.py: a message may quote a source's
+-- class 4): the common words a refresh counted (vector_indexes/refresh.py) and the last
+-- failed refresh's error (vector_indexes/schedule.py: a message may quote a source's
 -- values).  Administrators read every _vector_index row (Oracle's
 -- DBA_CLOUD_VECTOR_INDEXES) but never the content of an index not shared with
 -- them: these columns live here, under the chunks' rule (own or granted), and
@@ -10,7 +10,7 @@
 create table dbms_cloud_ai._vector_index_content
 ( index_id           uuid primary key
 , owner              name not null default dbms_cloud_ai._caller()
-, common_words       text[]        -- lexemes in too many chunks to select candidates (rag/retrieve.py)
+, common_words       text[]        -- lexemes in too many chunks to select candidates (vector_indexes/retrieve.py)
 , last_refresh_error text          -- SQLSTATE: message (short) of the last refresh when it FAILED
 , foreign key (index_id, owner) references dbms_cloud_ai._vector_index (index_id, owner)
       on delete cascade
@@ -35,8 +35,8 @@ create policy vector_index_content_read on dbms_cloud_ai._vector_index_content f
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index_content', '');
 
 -- Role binding and the writer's policies (what they are: 012-role-binding.sql).
--- The writer (writer.py) writes the caller's own rows (refreshes: rag/refresh.py,
--- rag/schedule.py); the foreign key keeps a row with its index's owner.
+-- The writer (writer.py) writes the caller's own rows (refreshes: vector_indexes/refresh.py,
+-- vector_indexes/schedule.py); the foreign key keeps a row with its index's owner.
 create policy vector_index_content_writer on dbms_cloud_ai._vector_index_content to dbms_cloud_ai_owner
     using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
     with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));

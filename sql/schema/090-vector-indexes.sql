@@ -1,6 +1,6 @@
 -- Vector indexes (Oracle's CREATE_VECTOR_INDEX and friends; issue 19): documents
 -- cut into chunks, each embedded with the index's profile, that narrate answers
--- from (python/src/dbms_cloud_ai/rag/).  An index and its chunks belong to their
+-- from (python/src/dbms_cloud_ai/vector_indexes/).  An index and its chunks belong to their
 -- owner; grant_vector_index_access lets a role (its members, or PUBLIC) read
 -- them.  Like profile grants (094), a grant keeps the grantee by name and OID,
 -- and its owner column lets the policies of the index and chunk tables read the
@@ -17,7 +17,7 @@ create table dbms_cloud_ai._vector_index
 , common_words text[]              -- 0.7.0; dropped below (now _vector_index_content)
 , created     timestamptz not null default pg_catalog.now()
 , modified    timestamptz not null default pg_catalog.now()
--- the last refresh's outcome (rag/schedule.py): a failed one is recorded by
+-- the last refresh's outcome (vector_indexes/schedule.py): a failed one is recorded by
 -- pg_cron's job (refresh_vector_index_job), which rolls the refresh back; its
 -- error is in _vector_index_content (090-vector-indexes-content.sql)
 , last_refresh_status text check (last_refresh_status in ('OK', 'FAILED'))
@@ -36,7 +36,7 @@ comment on table dbms_cloud_ai._vector_index is
 -- One chunk of a source: source is the row's id (table sources) or the URL.
 -- hash: md5 of the chunk's text and the embedding model, so a refresh embeds
 -- only the chunks whose text (or model) changed.  tsv is the full-text
--- candidates' index (rag/retrieve.py); embedding is unit length (float4[]:
+-- candidates' index (vector_indexes/retrieve.py); embedding is unit length (float4[]:
 -- pgvector is not required).
 create table dbms_cloud_ai._vector_chunk
 ( index_id        uuid not null
@@ -111,7 +111,7 @@ create policy vector_chunk_read on dbms_cloud_ai._vector_chunk for select
                                        and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE'))))));
 -- Administrators read every index's row and attributes (Oracle's
 -- DBA_CLOUD_VECTOR_INDEXES); queries that mean "own or shared with me" say so
--- themselves (the ALL_ views, narrate's lookup: rag/narrate.py).
+-- themselves (the ALL_ views, narrate's lookup: vector_indexes/narrate.py).
 create policy vector_index_admin_read on dbms_cloud_ai._vector_index for select
     to dbms_cloud_ai_admin using (true);
 select pg_catalog.pg_extension_config_dump('dbms_cloud_ai._vector_index', '');
@@ -144,7 +144,7 @@ create policy vector_chunk_admin_drop_role_read on dbms_cloud_ai._vector_chunk f
     using (dbms_cloud_ai._role_is_stale(owner));
 create policy vector_chunk_admin_drop_role on dbms_cloud_ai._vector_chunk for delete to dbms_cloud_ai_admin
     using (dbms_cloud_ai._role_is_stale(owner));
--- Retrieval (rag/retrieve.py) reads chunks as dbms_cloud_ai_owner, through the
+-- Retrieval (vector_indexes/retrieve.py) reads chunks as dbms_cloud_ai_owner, through the
 -- writer's gate, after the package has read the index as the caller (its own,
 -- or one granted to it: vector_index_read).  Under a policy that depends on the
 -- caller, PostgreSQL evaluates the search's full-text match (@@, not leakproof)

@@ -231,12 +231,12 @@ def test_drop_refusals_leave_the_index_as_it_was(db, docs, llm, bob):
     assert chunks(docs) == 3
 
 
-def rag_profile(conn, llm, index="DOCS", **extra):
+def index_profile(conn, llm, index="DOCS", **extra):
     make_profile(conn, llm, "RAG", credential="RCRED", vector_index_name=index, **extra)
 
 
 def test_narrate_answers_from_the_closest_chunks(docs, llm):
-    rag_profile(docs, llm, enable_sources=True)
+    index_profile(docs, llm, enable_sources=True)
     llm.reset()
     llm.script(Answer("It opens at eight."))
     notices: list[str] = []
@@ -257,7 +257,7 @@ def test_narrate_answers_from_the_closest_chunks(docs, llm):
 
 
 def test_narrate_without_sources_and_conversation_keeps_no_chunk(docs, llm):
-    rag_profile(docs, llm)
+    index_profile(docs, llm)
     cid = docs.execute("select dbms_cloud_ai.create_conversation()").fetchone()[0]
     llm.script(Answer("Ask the facilities team."))
     out = generate(docs, "Who issues parking permits?", "RAG", "narrate",
@@ -269,7 +269,7 @@ def test_narrate_without_sources_and_conversation_keeps_no_chunk(docs, llm):
 
 
 def test_narrate_nothing_matches_asks_no_model(docs, llm):
-    rag_profile(docs, llm)
+    index_profile(docs, llm)
     docs.execute("select dbms_cloud_ai.update_vector_index('docs', 'similarity_threshold', '0.99')")
     llm.reset()
     out = generate(docs, "zebra quantum xylophone", "RAG", "narrate")
@@ -277,7 +277,7 @@ def test_narrate_nothing_matches_asks_no_model(docs, llm):
 
 
 def test_select_ai_narrate_uses_the_index(docs, llm):
-    rag_profile(docs, llm)
+    index_profile(docs, llm)
     docs.execute("select dbms_cloud_ai.set_profile('RAG')")
     llm.script(Answer("Two weeks."))
     out = docs.execute("select dbms_cloud_ai.select_ai('narrate how early are holiday requests made')"
@@ -526,7 +526,7 @@ def test_url_index_refreshes_while_data_access_is_disabled_but_narrate_is_refuse
     llm.script(Raw(200, "Trains are booked in second class.", headers={"content-type": "text/plain"}))
     alice.execute("select dbms_cloud_ai.create_vector_index('WEB', %s)",
                   (json.dumps({"location": f"{llm.url}/policy.txt", "profile_name": "EMB"}),))
-    rag_profile(alice, llm, index="WEB")
+    index_profile(alice, llm, index="WEB")
     admin = db.connect("ai_admin")
     admin.execute("select dbms_cloud_ai.disable_data_access()")
     try:
@@ -613,7 +613,7 @@ def test_query_source_indexes_its_rows_and_narrate_finds_them(alice, llm):
     assert attrs_of(alice, "Q")["location"] == "query:select id, body from alice.handbook where id <> 3"
     assert sorted(r[0] for r in alice.execute("select source from dbms_cloud_ai._vector_chunk")) == [
         "query:1", "query:2"]
-    rag_profile(alice, llm, index="Q", enable_sources=True)
+    index_profile(alice, llm, index="Q", enable_sources=True)
     llm.script(Answer("It opens at eight."))
     out = generate(alice, "When does the cafeteria open in the morning?", "RAG", "narrate")
     assert out.startswith("It opens at eight.") and "  - query:1" in out
@@ -714,7 +714,7 @@ def test_a_profile_that_only_embeds_needs_no_chat_model(alice, llm):
     with raises("22023") as e:
         generate(alice, "hello", "EMBONLY", "chat")
     assert "set_attribute(" in hint_of(e) and llm.requests == []
-    rag_profile(alice, llm)
+    index_profile(alice, llm)
     llm.script(Answer("Eight."))
     assert generate(alice, "When does the cafeteria open?", "RAG", "narrate") == "Eight."
     assert [r.json.get("model") for r in llm.embedding_requests] == ["text-embedding-3-small"]

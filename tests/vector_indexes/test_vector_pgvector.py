@@ -19,7 +19,7 @@ import time
 import pytest
 from fake_llm import Answer, Vectors
 from helpers import generate, make_profile, raises
-from vector_indexes.test_vector_indexes import DOCS, create_index, make_docs, rag_profile
+from vector_indexes.test_vector_indexes import DOCS, create_index, index_profile, make_docs
 
 
 def ann_indexes(conn) -> list[tuple[str, str]]:
@@ -85,7 +85,7 @@ def test_the_maintenance_builds_one_hnsw_index_for_the_vector_index(pgvector, al
 
 def test_narrate_retrieves_through_the_hnsw_index(docs, llm):
     [(name, _)] = ann_indexes(docs)
-    rag_profile(docs, llm, enable_sources=True)
+    index_profile(docs, llm, enable_sources=True)
     llm.script(Answer("Ask the facilities team."))
     hnsw_only(docs)
     with docs.transaction():
@@ -102,7 +102,7 @@ def test_narrate_retrieves_through_the_hnsw_index(docs, llm):
 
 
 def test_without_the_hnsw_index_retrieval_takes_the_full_text_path(docs, llm, db):
-    rag_profile(docs, llm)
+    index_profile(docs, llm)
     question = "When are holiday requests approved by the manager?"
     llm.script(Answer("ok"), Answer("ok"))
     generate(docs, question, "RAG", "narrate")
@@ -128,7 +128,7 @@ def test_without_the_hnsw_index_retrieval_takes_the_full_text_path(docs, llm, db
 def test_dropping_pgvector_leaves_the_full_text_path(docs, llm, db):
     db.admin.execute("drop extension vector cascade")
     assert ann_indexes(docs) == []
-    rag_profile(docs, llm)
+    index_profile(docs, llm)
     llm.script(Answer("Eight."))
     assert generate(docs, "When does the cafeteria open?", "RAG", "narrate") == "Eight."
     docs.execute("select dbms_cloud_ai.refresh_vector_index('DOCS')")
@@ -142,7 +142,7 @@ def test_without_usage_on_pgvectors_schema_there_is_no_hnsw_index(pgvector, alic
     create_index(alice, llm)
     maintain(alice)
     assert ann_indexes(alice) == []
-    rag_profile(alice, llm)
+    index_profile(alice, llm)
     llm.script(Answer("Eight."))
     assert generate(alice, "When does the cafeteria open?", "RAG", "narrate") == "Eight."
     db.admin.execute('grant usage on schema "vec tors" to dbms_cloud_ai_owner')
@@ -190,7 +190,7 @@ def test_dropping_the_vector_index_drops_its_hnsw_index(docs, llm, bob):
     maintain(bob)
     assert len(ann_indexes(docs)) == 1        # bob's stays
     # and bob's index still answers through its own
-    rag_profile(bob, llm, index="BOBS")
+    index_profile(bob, llm, index="BOBS")
     llm.script(Answer("Eight."))
     assert generate(bob, "When does the cafeteria open?", "RAG", "narrate") == "Eight."
 
@@ -228,7 +228,7 @@ def test_a_role_has_at_most_20_hnsw_indexes(pgvector, alice, llm, bob):
     maintain(alice)
     assert len(ann_indexes(alice)) == 20
     assert notices == ["vector index I20 gets no HNSW index: alice has 20 already"]
-    rag_profile(alice, llm, index="I20")
+    index_profile(alice, llm, index="I20")
     llm.script(Answer("Eight."))
     assert generate(alice, "When does the cafeteria open?", "RAG", "narrate") == "Eight."
     # dropping one lets the next maintenance build it (and drop the dropped one's)
@@ -330,7 +330,7 @@ def bobs_index(bob, llm) -> str:
     make_docs(bob, table="bobdocs")
     create_index(bob, llm, name="BOBS", table="bobdocs", profile="BEMB")
     maintain(bob)
-    rag_profile(bob, llm, index="BOBS")
+    index_profile(bob, llm, index="BOBS")
     return bob.execute("select index_id::text from dbms_cloud_ai._vector_index").fetchone()[0]
 
 
@@ -389,7 +389,7 @@ def test_an_open_refresh_stops_no_other_roles_refresh_or_narrate(pgvector, alice
     open_tx.commit()
     # alice's index has no HNSW index until the maintenance: retrieval takes full text
     assert len(ann_indexes(alice)) == 1
-    rag_profile(alice, llm)
+    index_profile(alice, llm)
     llm.script(Answer("Ask the facilities team."))
     assert generate(alice, "Who issues parking permits?", "RAG", "narrate") == "Ask the facilities team."
     maintain(alice)
