@@ -1,4 +1,4 @@
--- GENERATE_SYNTHETIC_DATA (python/src/dbms_cloud_ai/synthetic/): the profile's
+-- GENERATE_SYNTHETIC_DATA (python/src/dbms_cloud_ai/synthetic_data/): the profile's
 -- model invents rows that are inserted into the caller's tables, as the caller.
 --
 -- Oracle's procedure has two forms; here two overloads of one function, called

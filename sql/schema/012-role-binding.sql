@@ -127,7 +127,7 @@ comment on function dbms_cloud_ai._bind_role() is
 -- Row trigger on the administrators' tables that name a role: the grantee is
 -- bound when granted, so the grant goes with the role, not with its name.  The
 -- API functions that grant (append_host_ace, set_token_budget, set_memory_role)
--- bind it themselves (roles.py), for superusers too; this trigger does it for
+-- bind it themselves (role_binding.py), for superusers too; this trigger does it for
 -- any other writer and skips superusers for the same reason as _bind_role.
 create function dbms_cloud_ai._bind_principal() returns trigger
 language plpgsql security invoker

@@ -74,3 +74,26 @@ def test_a_table_is_named_in_few_files():
     median = statistics.median(counts.values())
     print(f"\nfiles of sql/schema + sql/api naming a table, median over {len(counts)} tables: {median}")
     assert median <= 2, counts
+
+
+def _concern_rows() -> list[list[str]]:
+    """The rows of docs/development.md's table of concerns."""
+    text = (ROOT / "docs" / "development.md").read_text()
+    table = text.split("| Concern | `sql/` prefix |", 1)[1].split("\n\n", 1)[0]
+    return [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in table.splitlines()[2:] if line.startswith("|")]
+
+
+def test_every_concern_has_one_name_across_the_tree():
+    rows = _concern_rows()
+    assert len(rows) >= 15, rows
+    prefixes = {p.name[:3]: p.name for part in ("schema", "api") for p in (SQL / part).glob("*.sql")}
+    assert sorted(r[1] for r in rows) == sorted(prefixes), "a prefix of sql/ missing from the table"
+    for concern, prefix, docs, python, tests in rows:
+        own = [p for p in (SQL / "schema").glob(prefix + "-*.sql")] + list((SQL / "api").glob(prefix + "-*.sql"))
+        assert min(p.stem for p in own)[4:] == concern, (prefix, concern)
+        for page in filter(None, (s.strip() for s in docs.split(","))):
+            assert (ROOT / "docs" / "reference" / page).is_file(), page
+        for path in filter(None, (s.strip() for s in python.split(","))):
+            assert (ROOT / "python" / "src" / "dbms_cloud_ai" / path).exists(), path
+        assert (ROOT / "tests" / tests).is_dir(), tests

@@ -1,4 +1,4 @@
-"""GENERATE_SYNTHETIC_DATA's pure parts (python/src/dbms_cloud_ai/synthetic/) and the
+"""GENERATE_SYNTHETIC_DATA's pure parts (python/src/dbms_cloud_ai/synthetic_data/) and the
 data-access switch without a call context, no server."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from dbms_cloud_ai import data_access
 from dbms_cloud_ai.errors import InvalidJson, InvalidParameter, NullValue
-from dbms_cloud_ai.synthetic import params, prompt
-from dbms_cloud_ai.synthetic.tables import Column, Table, _variants
+from dbms_cloud_ai.synthetic_data import params, prompt
+from dbms_cloud_ai.synthetic_data.tables import Column, Table, _variants
 
 
 class _Rows(list):

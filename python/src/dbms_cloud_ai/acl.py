@@ -12,7 +12,7 @@ import ipaddress
 import re
 from urllib.parse import urlsplit
 
-from . import db, roles
+from . import db, role_binding
 from .errors import InsufficientPrivilege, InvalidParameter, NullValue, UndefinedObject
 from .providers import WELL_KNOWN_HOSTS, WELL_KNOWN_SUFFIXES
 
@@ -79,7 +79,7 @@ def append_ace(plpy, host, principal_name, lower_port, upper_port):
     h = normalize_host(host)
     lo, hi = _ports(lower_port, upper_port)
     who = principal(plpy, principal_name)
-    roles.bind_principal(plpy, who)
+    role_binding.bind_principal(plpy, who)
     db.query(plpy, """
         insert into dbms_cloud_ai._host_ace (host, lower_port, upper_port, principal_name)
         select $1, $2, $3, $4 where not exists (

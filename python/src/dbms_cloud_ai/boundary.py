@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from . import db, roles
+from . import db, role_binding
 from .errors import DcaError, LockNotAvailable
 
 _error_classes: dict[int, type] = {}
@@ -39,7 +39,7 @@ def _stale_role(plpy):
     role of a dropped role's name (its rows are hidden, not missing): only failed
     calls pay for the look-up."""
     try:
-        roles.check(plpy)
+        role_binding.check(plpy)
     except DcaError as e:
         return e
     except plpy.SPIError:

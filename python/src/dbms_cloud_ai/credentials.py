@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from . import crypto, db, names, roles, writer
+from . import crypto, db, names, role_binding, writer
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 
 _HINT_CREATE = "Create it with dbms_cloud.create_credential(credential_name, username, password)."
@@ -30,7 +30,7 @@ def create(plpy, credential_name, username, password):
     name = names.normalize(credential_name, "credential")
     _check_secret(password)
     owner = db.current_user(plpy)
-    blob, kid = crypto.encrypt(owner, name, password, roles.binding(plpy))
+    blob, kid = crypto.encrypt(owner, name, password, role_binding.binding(plpy))
     row = writer.one(plpy, """
         insert into dbms_cloud._credential (owner, credential_name, username, secret, key_id)
         values (dbms_cloud_ai._caller(), $1, $2, $3, $4)
@@ -58,7 +58,7 @@ def update(plpy, credential_name, attribute, value):
     if attr == "password":
         _check_secret(value)
         owner = db.current_user(plpy)
-        blob, kid = crypto.encrypt(owner, name, value, roles.binding(plpy))
+        blob, kid = crypto.encrypt(owner, name, value, role_binding.binding(plpy))
         row = writer.one(plpy, """
             update dbms_cloud._credential set secret = $2, key_id = $3, modified = now()
              where owner = dbms_cloud_ai._caller() and credential_name = $1 returning 1 as x""",
@@ -116,7 +116,7 @@ def api_key(plpy, credential_name, row: dict | None = None, shared_by: str | Non
               from dbms_cloud._credential
              where owner = current_user and credential_name = $1""", ("text",), (name,))
     if row is None:
-        roles.check(plpy)
+        role_binding.check(plpy)
         raise _missing(name)
     if not row["enabled"]:
         raise NotInPrerequisiteState(f"credential {name} is disabled",

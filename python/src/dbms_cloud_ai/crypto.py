@@ -4,7 +4,7 @@ The master key is a file readable only by the server's OS user (make key
 creates /etc/dbms_cloud_ai/master.key).  Its path can be changed only through
 the server's environment (DBMS_CLOUD_AI_KEY_FILE), never through a setting an
 SQL user could change.  Each ciphertext is bound to its owner, credential name
-and the binding id of the owner's role (roles.py) as associated data, so a row
+and the binding id of the owner's role (role_binding.py) as associated data, so a row
 copied to another owner, or kept for a later role of the same name, does not
 decrypt.  Ciphertexts made before 0.3.0 (key_id without ROLE_BOUND) have no
 binding id in their associated data; they decrypt only through row-level

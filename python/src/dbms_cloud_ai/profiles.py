@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from . import attributes, credentials, db, names, roles, sharing, writer
+from . import attributes, credentials, db, names, role_binding, sharing, writer
 from .conversations import store as conversations
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 from .model import timing
@@ -233,7 +233,7 @@ def for_call(plpy, profile_name, enabled_only: bool = True) -> CallContext:
             owner = sharing.resolve_owner(plpy, ref)
     row = db.one(plpy, _CALL, ("text", "text", "text", "text"), (name, SESSION_GUC, owner, OWNER_GUC))
     if row is None:
-        roles.check(plpy)   # a later role of a dropped role's name: say so, not "does not exist"
+        role_binding.check(plpy)   # a later role of a dropped role's name: say so, not "does not exist"
         if name is None and _session_name(plpy) is None:
             raise NotInPrerequisiteState(
                 "no AI profile is set for this session",

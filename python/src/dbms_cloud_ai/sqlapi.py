@@ -20,19 +20,19 @@ from .model import accounting, budget, detached, timing
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .memory import jobs as memory_jobs
     from .model import usage as _usage
-    from .nl2sql import annotate as _annotate
+    from .nl2sql import annotations as _annotations
     from .nl2sql import feedback as _feedback
-    from .synthetic import params as _synthetic_params
-    from .synthetic import run as _synthetic
+    from .synthetic_data import params as _synthetic_params
+    from .synthetic_data import run as _synthetic
     from .text import actions as _text_actions
     from .vector_indexes import indexes as _vector_indexes
     from .vector_indexes import schedule as _vector_schedule
 else:
-    _annotate = LazyModule("nl2sql.annotate")
+    _annotations = LazyModule("nl2sql.annotations")
     _feedback = LazyModule("nl2sql.feedback")
     memory_jobs = LazyModule("memory.jobs")
-    _synthetic = LazyModule("synthetic.run")
-    _synthetic_params = LazyModule("synthetic.params")
+    _synthetic = LazyModule("synthetic_data.run")
+    _synthetic_params = LazyModule("synthetic_data.params")
     _text_actions = LazyModule("text.actions")
     _usage = LazyModule("model.usage")
     _vector_indexes = LazyModule("vector_indexes.indexes")
@@ -308,12 +308,12 @@ def sql_id(plpy, sql_text):
 
 @sql_entry
 def add_annotation(plpy, table_name, annotation_name, annotation_value, column_name):
-    _annotate.add(plpy, table_name, annotation_name, annotation_value, column_name)
+    _annotations.add(plpy, table_name, annotation_name, annotation_value, column_name)
 
 
 @sql_entry
 def drop_annotation(plpy, table_name, annotation_name, column_name):
-    _annotate.drop(plpy, table_name, annotation_name, column_name)
+    _annotations.drop(plpy, table_name, annotation_name, column_name)
 
 
 # --- dbms_cloud_ai: summarize and translate ---------------------------------------

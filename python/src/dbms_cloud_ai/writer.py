@@ -53,7 +53,7 @@ _CALL = """
                                 pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid)
       from (select pg_catalog.set_config('dbms_cloud_ai.caller', current_user, true)) s"""
 
-# A role's first write binds its name to its OID (also used by roles.bind_principal).
+# A role's first write binds its name to its OID (also used by role_binding.bind_principal).
 BIND = """
     insert into dbms_cloud_ai._role_binding (role_name, role_oid) values ($1, $2)
     on conflict (role_name) do nothing"""
@@ -123,8 +123,8 @@ def perform(plpy, token, caller, bound, mine) -> None:
         p["rows"] = db.query(plpy, p["sql"], p["types"], p["args"])
 
 
-# Here, not in roles.py (which writes through this module): the writer refuses
-# a caller whose name is bound to another role with the same error as roles.check.
+# Here, not in role_binding.py (which writes through this module): the writer refuses
+# a caller whose name is bound to another role with the same error as role_binding.check.
 def stale_error(who: str) -> InsufficientPrivilege:
     return InsufficientPrivilege(
         f"role {who} is not the role that stored the dbms_cloud_ai rows of that name",

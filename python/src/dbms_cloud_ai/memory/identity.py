@@ -18,7 +18,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from .. import acl, db, roles
+from .. import acl, db, role_binding
 from ..conversations import store as conversations
 from ..errors import InsufficientPrivilege, InvalidParameter, NullValue
 
@@ -208,7 +208,7 @@ def set_role(plpy, role_name, organization, identity) -> None:
                                       "gateway that vouches for end users with set_end_user(); "
                                       "anonymous: never remembered.",
                                hint="Pass identity => 'role', 'asserted' or 'anonymous'.")
-    roles.bind_principal(plpy, who)
+    role_binding.bind_principal(plpy, who)
     org = administered(plpy, organization)
     # The role's current organization must be the caller's to give away too: a
     # tenant's administrator cannot take roles from another organization.

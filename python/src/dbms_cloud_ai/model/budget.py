@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 
-from .. import acl, db, roles
+from .. import acl, db, role_binding
 from ..errors import InvalidParameter, TokenBudgetExceeded
 from . import accounting, spool
 
@@ -143,7 +143,7 @@ def set_budget(plpy, principal_name, daily_tokens) -> None:
     if daily_tokens < 0:
         raise InvalidParameter(f"daily_tokens must be 0 or more, not {daily_tokens}",
                                hint="Pass NULL to remove the budget.")
-    roles.bind_principal(plpy, who)
+    role_binding.bind_principal(plpy, who)
     db.query(plpy, """
         insert into dbms_cloud_ai._token_budget (principal, daily_tokens) values ($1, $2)
         on conflict (principal) do update

@@ -1,4 +1,4 @@
-"""Oracle's GENERATE_SYNTHETIC_DATA (python/src/dbms_cloud_ai/synthetic/), end to end
+"""Oracle's GENERATE_SYNTHETIC_DATA (python/src/dbms_cloud_ai/synthetic_data/), end to end
 with the fake LLM: both forms and named notation, parents before children with
 foreign keys drawn from the parent's rows, what the model is told, rows
 PostgreSQL refuses skipped and counted, hostile answers that stay data, the
