@@ -44,6 +44,31 @@ def test_grantee_generates_with_the_owners_profile_and_key(shared, llm):
     assert calls(alice) == []
 
 
+def test_a_grantees_first_call_may_be_in_a_read_only_transaction(db, llm, alice, bob):
+    """The grantee's role binding is written on its first write, not on the read of
+    its owner's credential: a first chat in a read-only transaction (or on a
+    standby) answers, and the binding comes with the grantee's first write."""
+    make_profile(alice, llm, "RO", key=ALICE_KEY)
+    alice.execute("select dbms_cloud_ai.grant_profile_access('RO', 'bob')")
+    binding = "select count(*) from dbms_cloud_ai._role_binding where role_name = 'bob'"
+    assert db.admin.execute(binding).fetchone()[0] == 0
+    llm.script(Answer("read-only answer"))
+    with bob.transaction():
+        bob.execute("set transaction read only")
+        assert generate(bob, "hi", "alice.ro") == "read-only answer"
+    assert llm.chat_requests[-1].headers["authorization"] == f"Bearer {ALICE_KEY}"
+    assert db.admin.execute(binding).fetchone()[0] == 0
+    # a write in a read-only transaction is still refused, before any request
+    with raises("25006"), bob.transaction():
+        bob.execute("set transaction read only")
+        bob.execute("select dbms_cloud_ai.create_conversation()")
+    llm.script(Answer("read-write answer"))
+    assert generate(bob, "hi", "alice.ro") == "read-write answer"
+    assert db.admin.execute("select b.role_oid = r.oid from dbms_cloud_ai._role_binding b "
+                            "join pg_roles r on r.rolname = b.role_name where b.role_name = 'bob'"
+                            ).fetchall() == [(True,)]
+
+
 def test_views_show_owned_and_shared_profiles(shared, db, llm):
     alice, bob = shared
     make_profile(bob, llm, "MINE", key="sk-bob")

@@ -58,6 +58,7 @@ BIND = """
     insert into dbms_cloud_ai._role_binding (role_name, role_oid) values ($1, $2)
     on conflict (role_name) do nothing"""
 
+_READ_ONLY = "select pg_catalog.current_setting('transaction_read_only') = 'on' as read_only"
 _CUSTOM_PLAN = "select pg_catalog.set_config('plan_cache_mode', 'force_custom_plan', true)"
 _pending: dict | None = None      # the one write the package is making now
 # Tokens: a secret of this backend (never shown anywhere) and a counter, so no
@@ -114,7 +115,11 @@ def perform(plpy, token, caller, bound, mine) -> None:
     if bound is None:
         # The first write: bound now (or by a concurrent first write of the same
         # role, which the insert policy lets bind the name to its own OID only).
-        db.query(plpy, BIND, ("name", "oid"), (caller, mine))
+        # Not in a read-only transaction (a standby's too): a write fails there
+        # anyway, and the one read made through this path, a grantee's read of
+        # its owner's credential, needs no binding (the name has no rows yet).
+        if not db.one(plpy, _READ_ONLY)["read_only"]:
+            db.query(plpy, BIND, ("name", "oid"), (caller, mine))
     elif bound != mine:
         raise stale_error(caller)
     if p["custom_plan"]:    # until _write returns (its SET clause restores the setting)
