@@ -70,6 +70,16 @@ def concern(name: str) -> tuple[str, str]:
     return name[:3], name[4:-len(".sql")]
 
 
+def topics(names) -> dict[str, str]:
+    """{prefix: concern}: a prefix's concern is the shortest name under it
+    (030-profiles.sql and 030-profiles-sharing.sql: "profiles")."""
+    out: dict[str, str] = {}
+    for name in names:
+        prefix, rest = concern(name)
+        out[prefix] = min(out.get(prefix, rest), rest, key=len)
+    return out
+
+
 def check_layout(names: dict[str, list[str]]) -> list[str]:
     """Problems with the concern layout of {part: [file names]}, none when it is right.
 
@@ -79,31 +89,22 @@ def check_layout(names: dict[str, list[str]]) -> list[str]:
     So two concerns under one prefix, and a prefix named differently in the
     two folders, are refused.
     """
-    problems = []
-    by_prefix: dict[str, list[tuple[str, str]]] = {}
-    for part, files in names.items():
-        for name in files:
-            if not NAME.match(name):
-                problems.append(f"{part}/{name}: file names must look like 010-concern.sql")
-                continue
-            prefix, rest = concern(name)
-            by_prefix.setdefault(prefix, []).append((part, rest))
-    for prefix, entries in sorted(by_prefix.items()):
-        topic = min((rest for _, rest in entries), key=len)
-        for part, rest in entries:
-            if rest != topic and not rest.startswith(topic + "-"):
-                problems.append(f"{part}/{prefix}-{rest}.sql: prefix {prefix} is the concern {topic!r} "
-                                f"(one concern per prefix, the same name in schema/ and api/)")
+    problems = [f"{part}/{name}: file names must look like 010-concern.sql"
+                for part, files in names.items() for name in files if not NAME.match(name)]
+    named = [(part, name) for part, files in names.items() for name in files if NAME.match(name)]
+    topic = topics(name for _, name in named)
+    for part, name in sorted(named, key=lambda x: (x[1], x[0])):
+        prefix, rest = concern(name)
+        if rest != topic[prefix] and not rest.startswith(topic[prefix] + "-"):
+            problems.append(f"{part}/{name}: prefix {prefix} is the concern {topic[prefix]!r} "
+                            f"(one concern per prefix, the same name in schema/ and api/)")
     return problems
 
 
 def ordered(files: list[pathlib.Path]) -> list[pathlib.Path]:
     """By prefix; under a prefix the concern's own file first, then its parts by name
     (030-profiles.sql before 030-profiles-sharing.sql, which "-" < "." would invert)."""
-    topic = {}
-    for p in files:
-        prefix, rest = concern(p.name)
-        topic[prefix] = min(topic.get(prefix, rest), rest, key=len)
+    topic = topics(p.name for p in files)
     return sorted(files, key=lambda p: (p.name[:3], concern(p.name)[1] != topic[p.name[:3]], p.name))
 
 

@@ -87,11 +87,10 @@ def _concern_rows() -> list[list[str]]:
 def test_every_concern_has_one_name_across_the_tree():
     rows = _concern_rows()
     assert len(rows) >= 15, rows
-    prefixes = {p.name[:3]: p.name for part in ("schema", "api") for p in (SQL / part).glob("*.sql")}
-    assert sorted(r[1] for r in rows) == sorted(prefixes), "a prefix of sql/ missing from the table"
+    topic = build.topics(p.name for part in ("schema", "api") for p in (SQL / part).glob("*.sql"))
+    assert sorted(r[1] for r in rows) == sorted(topic), "a prefix of sql/ missing from the table"
     for concern, prefix, docs, python, tests in rows:
-        own = [p for p in (SQL / "schema").glob(prefix + "-*.sql")] + list((SQL / "api").glob(prefix + "-*.sql"))
-        assert min(p.stem for p in own)[4:] == concern, (prefix, concern)
+        assert topic[prefix] == concern, (prefix, concern)
         for page in filter(None, (s.strip() for s in docs.split(","))):
             assert (ROOT / "docs" / "reference" / page).is_file(), page
         for path in filter(None, (s.strip() for s in python.split(","))):
