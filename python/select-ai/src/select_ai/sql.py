@@ -1,6 +1,24 @@
-"""SQL the API classes send (psycopg placeholders), one section per area."""
+"""SQL text the API sends, by area (PostgreSQL, psycopg placeholders).
 
-# --- section: vector_index
+The SDK exposes its SQL text as module constants, and scripts (its test suite among them)
+import some of them; these are ours, against the dbms_cloud_ai extension.
+"""
+
+# --- area: privileges and network access (C)
+# Oracle-dialect text for select_ai.cursor() (binds :user, :host), as the SDK's constants are.
+# GRANT/REVOKE of the extension's user role take the role name from the :user bind.
+GRANT_PRIVILEGES_TO_USER = "GRANT dbms_cloud_ai_user TO :user"
+REVOKE_PRIVILEGES_FROM_USER = "REVOKE dbms_cloud_ai_user FROM :user"
+ENABLE_AI_PROFILE_DOMAIN_FOR_USER = (
+    "BEGIN dbms_cloud_ai.append_host_ace(host => :host, principal_name => lower(:user)); END;")
+DISABLE_AI_PROFILE_DOMAIN_FOR_USER = (
+    "BEGIN dbms_cloud_ai.remove_host_ace(host => :host, principal_name => lower(:user)); END;")
+
+# --- area: profiles (A1)
+
+# --- area: conversations (A2)
+
+# --- area: vector indexes (B)
 # Oracle's REGEXP_LIKE(name, pattern, 'i'): an empty pattern is Oracle's NULL,
 # which matches nothing (PostgreSQL's '' would match everything).
 LIST_ALL_VECTOR_INDEXES = """
@@ -72,4 +90,3 @@ select last_execution at time zone 'UTC'
   from dbms_cloud_ai.user_cloud_pipelines
  where pipeline_name = %(pipeline_name)s
 """
-# --- end section: vector_index
