@@ -27,3 +27,11 @@ from .version import __version__ as __version__
 # --- area A2: conversations
 
 # --- area B: vector indexes
+from .vector_index import (  # noqa: E402
+    AsyncVectorIndex,
+    OracleVectorIndexAttributes,
+    VectorDBProvider,
+    VectorDistanceMetric,
+    VectorIndex,
+    VectorIndexAttributes,
+)

@@ -164,6 +164,13 @@ ORA_CODES: dict[tuple[str, str | None], int] = {
     # --- topic: credential
     # --- topic: acl
     # --- topic: vector_index
+    # Oracle's DBMS_CLOUD_AI raises ORA-20048 for a vector index that exists already, one
+    # that does not, and a bad name or attribute value; ORA-12726 for a malformed pattern.
+    ("42710", "vector_index"): 20048,     # vector index "X" already exists
+    ("42704", "vector_index"): 20048,     # vector index "X" does not exist
+    ("22023", "vector_index"): 20048,     # invalid name or attribute value
+    ("22004", "vector_index"): 20048,     # a NULL name
+    ("2201B", "vector_index.list"): 12726,  # invalid regular expression
     # --- topic: feedback
     # --- topic: synthetic_data
 }

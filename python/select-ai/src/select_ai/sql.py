@@ -25,7 +25,7 @@ LIST_ALL_VECTOR_INDEXES = """
 select v.index_name, v.description, v.owner
   from dbms_cloud_ai.all_cloud_vector_indexes v
  where v.index_name ~* nullif(%(pattern)s, '')
-   and upper(v.owner) = coalesce(%(owner)s, upper(current_user))
+   and upper(v.owner) = upper(coalesce(%(owner)s, current_user))
  order by v.index_name
 """
 
@@ -33,14 +33,14 @@ GET_ALL_VECTOR_INDEX = """
 select index_name, description, owner
   from dbms_cloud_ai.all_cloud_vector_indexes
  where index_name = %(index_name)s
-   and upper(owner) = coalesce(%(owner)s, upper(current_user))
+   and upper(owner) = upper(coalesce(%(owner)s, current_user))
 """
 
 GET_ALL_VECTOR_INDEX_ATTRIBUTES = """
 select attribute_name, attribute_value
   from dbms_cloud_ai.all_cloud_vector_index_attributes
  where index_name = %(index_name)s
-   and upper(owner) = coalesce(%(owner)s, upper(current_user))
+   and upper(owner) = upper(coalesce(%(owner)s, current_user))
 """
 
 # The table DROP_VECTOR_INDEX(include_data => false) keeps an index's data in.

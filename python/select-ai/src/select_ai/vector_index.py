@@ -12,6 +12,7 @@ provider, the default refresh rate), the rule lives here, named as Oracle's.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import math
 from dataclasses import dataclass
@@ -21,12 +22,9 @@ from typing import AsyncGenerator, Iterator, Optional, Union
 import oracledb
 
 from select_ai._abc import SelectAIDataClass
-from select_ai._enums import StrEnum
 from select_ai._run import Sql, arun, run
-from select_ai.async_profile import AsyncProfile
-from select_ai.base_profile import BaseProfile
-from select_ai.errors import ProfileNotFoundError, VectorIndexNotFoundError, ora_error
-from select_ai.profile import Profile
+from select_ai.errors import ProfileNotFoundError, VectorIndexNotFoundError
+from select_ai.errors import database_error as ora_error
 from select_ai.sql import (
     CREATE_VECTOR_INDEX,
     DISABLE_VECTOR_INDEX,
@@ -63,6 +61,13 @@ _FIXED_ATTRIBUTES = frozenset({
     "vector_db_endpoint", "vector_db_credential_name",
 })
 _DEFAULT_REFRESH_RATE = 1440     # minutes, the extension's default too
+
+
+class StrEnum(str, enum.Enum):
+    """An enum whose members are their text (json.dumps and f-strings write the value)."""
+
+    def __str__(self):
+        return self.value
 
 
 class VectorDBProvider(StrEnum):
@@ -267,7 +272,8 @@ def _plan_create(index_name, attributes_json, description, wait_for_completion, 
     try:
         yield from _create_once(params)
     except oracledb.DatabaseError as e:
-        if not (replace and e.args[0].code == 20048):
+        # only "already exists" (ORA-20048 also says a name or value is bad)
+        if not (replace and getattr(e, "sqlstate", None) == "42710"):
             raise
         yield from _plan_drop(index_name, include_data=True, force=True)
         yield from _create_once(params)
@@ -325,10 +331,19 @@ def _next_refresh(attributes: VectorIndexAttributes, last_execution) -> Optional
 
 # ------------------------------------------------------------------- classes
 
+def _profiles():
+    """(BaseProfile, Profile, AsyncProfile), imported when first needed: the profile
+    modules import this package's top level, which imports this module."""
+    from select_ai.async_profile import AsyncProfile
+    from select_ai.base_profile import BaseProfile
+    from select_ai.profile import Profile
+    return BaseProfile, Profile, AsyncProfile
+
+
 class _BaseVectorIndex:
     def __init__(
         self,
-        profile: Optional[BaseProfile] = None,
+        profile=None,
         index_name: Optional[str] = None,
         description: Optional[str] = None,
         attributes: Optional[VectorIndexAttributes] = None,
@@ -337,7 +352,7 @@ class _BaseVectorIndex:
         if attributes is not None and not isinstance(attributes, VectorIndexAttributes):
             raise TypeError("'attributes' must be an object of type "
                             "select_ai.VectorIndexAttributes")
-        if profile is not None and not isinstance(profile, BaseProfile):
+        if profile is not None and not isinstance(profile, _profiles()[0]):
             raise TypeError("'profile' must be an object of type "
                             "select_ai.Profile or select_ai.AsyncProfile")
         self.profile = profile
@@ -411,7 +426,7 @@ class VectorIndex(_BaseVectorIndex):
     def fetch(cls, index_name: str, owner: Optional[str] = None) -> "VectorIndex":
         description, saved_owner, attributes = run(_plan_fetch(index_name, _upper(owner)))
         try:
-            profile = Profile(profile_name=attributes.profile_name, owner=saved_owner)
+            profile = _profiles()[1](profile_name=attributes.profile_name, owner=saved_owner)
         except ProfileNotFoundError:
             profile = None
         return cls(profile=profile, index_name=index_name, description=description,
@@ -438,9 +453,9 @@ class VectorIndex(_BaseVectorIndex):
         last = run(_plan_last_execution(self._pipeline_name()))
         return _next_refresh(self.attributes, last)
 
-    def get_profile(self) -> Profile:
+    def get_profile(self):
         attributes = self._get_attributes(self.index_name, self.owner)
-        return Profile(profile_name=attributes.profile_name, owner=self.owner)
+        return _profiles()[1](profile_name=attributes.profile_name, owner=self.owner)
 
     @classmethod
     def list(cls, index_name_pattern: str = ".*",
@@ -492,7 +507,8 @@ class AsyncVectorIndex(_BaseVectorIndex):
     async def fetch(cls, index_name: str, owner: Optional[str] = None) -> "AsyncVectorIndex":
         description, saved_owner, attributes = await arun(_plan_fetch(index_name, _upper(owner)))
         try:
-            profile = await AsyncProfile(profile_name=attributes.profile_name, owner=saved_owner)
+            profile = await _profiles()[2](profile_name=attributes.profile_name,
+                                           owner=saved_owner)
         except ProfileNotFoundError:
             profile = None
         return cls(profile=profile, index_name=index_name, description=description,
@@ -519,9 +535,9 @@ class AsyncVectorIndex(_BaseVectorIndex):
         last = await arun(_plan_last_execution(self._pipeline_name()))
         return _next_refresh(self.attributes, last)
 
-    async def get_profile(self) -> AsyncProfile:
+    async def get_profile(self):
         attributes = await self._get_attributes(self.index_name, self.owner)
-        return await AsyncProfile(profile_name=attributes.profile_name, owner=self.owner)
+        return await _profiles()[2](profile_name=attributes.profile_name, owner=self.owner)
 
     @classmethod
     async def list(cls, index_name_pattern: str = ".*",
