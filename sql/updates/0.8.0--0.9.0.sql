@@ -6,3 +6,12 @@
 -- (or a file of that concern: NNN-<concern>-<part>.sql), included whole, in any
 -- order after what it references: the api part gives every table to
 -- dbms_cloud_ai_owner (api/990-table-rules.sql) and replays the grants.
+
+-- A vector index's profile_name attribute is kept as written from 0.9.0 on (as Oracle
+-- shows it) and normalized where used; 0.8.0 stored the normalized name, which reads
+-- back the same only when it is a simple upper-case name: quote the others.
+update dbms_cloud_ai._vector_index
+   set attributes = pg_catalog.jsonb_set(attributes, '{profile_name}',
+                        pg_catalog.to_jsonb('"' operator(pg_catalog.||) (attributes operator(pg_catalog.->>) 'profile_name') operator(pg_catalog.||) '"'))
+ where attributes operator(pg_catalog.?) 'profile_name'
+   and (attributes operator(pg_catalog.->>) 'profile_name') operator(pg_catalog.!~) '^[A-Z][A-Z0-9_$#]*$';

@@ -142,6 +142,22 @@ def test_update_drop_enable_disable(docs, llm):
     assert docs.execute("select to_regclass('alice.\"docs$vectab\"')").fetchone()[0] is None
 
 
+def test_profile_name_is_shown_as_written_and_used_normalized(alice, llm):
+    """Oracle's views show the profile_name attribute as it was written; the profile it
+    names is found by its normalized name, at creation, refresh and update."""
+    make_docs(alice)
+    create_index(alice, llm, profile="emb")            # make_profile stores EMB
+    assert attrs_of(alice)["profile_name"] == "emb"
+    alice.execute("select dbms_cloud_ai.refresh_vector_index('docs')")
+    make_profile(alice, llm, "Emb2", credential="CEMB2", embedding_model="text-embedding-3-small")
+    alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'profile_name', 'emb2')")
+    assert attrs_of(alice)["profile_name"] == "emb2"
+    with raises("42704"):
+        alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'profile_name', 'nope')")
+    with raises("22023"):
+        alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'profile_name', 'x y')")
+
+
 def test_a_quoted_name_is_the_name_as_written(alice, llm):
     """'"My Docs"' is the index My Docs, and '"alice.DOCS"' one called alice.DOCS, not alice's
     DOCS: a name is normalised once, however many steps of a call pass it on."""

@@ -40,14 +40,14 @@ def _check_profile(plpy, attrs: dict, fn: str) -> None:
     """The owner's own profile, with an embedding_model."""
     row = db.one(plpy, "select attributes->>'embedding_model' as model from dbms_cloud_ai._profile "
                        "where owner = current_user and profile_name = $1",
-                 ("text",), (attrs["profile_name"],))
+                 ("text",), (options.profile_of(attrs),))
     if row is None:
-        raise UndefinedObject(f'profile "{attrs["profile_name"]}" of vector index attribute '
+        raise UndefinedObject(f'profile "{options.profile_of(attrs)}" of vector index attribute '
                               "profile_name does not exist",
                               hint="Name one of your profiles: dbms_cloud_ai.create_profile().")
     if not row["model"]:
         raise InvalidParameter(
-            f'vector index attribute profile_name: profile "{attrs["profile_name"]}" has no '
+            f'vector index attribute profile_name: profile "{options.profile_of(attrs)}" has no '
             "embedding_model",
             hint="Set it with dbms_cloud_ai.set_attribute(profile_name, 'embedding_model', ...), "
                  f"then call dbms_cloud_ai.{fn}() again.")

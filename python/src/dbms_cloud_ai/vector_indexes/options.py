@@ -60,7 +60,11 @@ def parse_value(name: str, v, fn: str):
     if name in ("credential_name", "object_storage_credential_name"):
         return names.normalize(_text(name, v, fn), "credential")
     if name == "profile_name":
-        return names.normalize(_text(name, v, fn), "profile")
+        # Kept as written, as Oracle shows it (vector_ai_profile_1, not VECTOR_AI_PROFILE_1);
+        # profile_of() gives the profile's stored name.
+        text = _text(name, v, fn)
+        names.normalize(text, "profile")
+        return text
     if name == "chunk_size":
         return _int(name, v, 32, 32767, fn)
     if name == "chunk_overlap":
@@ -117,6 +121,11 @@ def value(attrs: dict, name: str):
     if name == "chunk_overlap" and name not in attrs:
         return min(DEFAULTS[name], value(attrs, "chunk_size") // 4)
     return attrs.get(name, DEFAULTS.get(name))
+
+
+def profile_of(attrs: dict) -> str:
+    """The stored name of the index's profile (the attribute is kept as written)."""
+    return names.normalize(attrs["profile_name"], "profile")
 
 
 def credential(attrs: dict) -> str | None:

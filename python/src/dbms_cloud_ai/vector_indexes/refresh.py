@@ -74,7 +74,7 @@ def run(plpy, index_name) -> int:
     if idx["status"] != "ENABLED":
         raise NotInPrerequisiteState(f"vector index {idx['index_name']} is disabled",
                                      hint="Enable it with dbms_cloud_ai.enable_vector_index().")
-    ctx = profiles.for_call(plpy, sharing.stored_ref(attrs["profile_name"]))
+    ctx = profiles.for_call(plpy, sharing.stored_ref(options.profile_of(attrs)))
     model = embeddings.model_of(ctx.profile.attrs)
     if not model:
         raise InvalidParameter(
