@@ -101,7 +101,7 @@ def test_attribute_errors_name_the_attribute(alice, llm):
             ("overlap too big", {"chunk_size": 100, "chunk_overlap": 80}, "22023", "chunk_overlap"),
             ("metric", {"vector_distance_metric": "MANHATTAN"}, "22023", "vector_distance_metric"),
             ("threshold", {"similarity_threshold": 2}, "22023", "similarity_threshold"),
-            ("match_limit", {"match_limit": 0}, "22023", "match_limit"),
+            ("match_limit", {"match_limit": 8193}, "22023", "match_limit"),
             ("refresh_rate", {"refresh_rate": -1}, "22023", "refresh_rate"),
             ("location", {"location": "ftp://x"}, "22023", "location"),
             ("location without schema", {"location": "table:handbook(id, body)"}, "22023", "location"),
@@ -156,6 +156,18 @@ def test_profile_name_is_shown_as_written_and_used_normalized(alice, llm):
         alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'profile_name', 'nope')")
     with raises("22023"):
         alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'profile_name', 'x y')")
+
+
+def test_match_limit_takes_oracles_range(docs, llm):
+    """0 to 8192, as Oracle's UPDATE_VECTOR_INDEX takes; 0 retrieves nothing, so narrate
+    answers that nothing matches without asking any model."""
+    for n in ("8192", "0"):
+        docs.execute("select dbms_cloud_ai.update_vector_index('docs', 'match_limit', %s)", (n,))
+        assert attrs_of(docs)["match_limit"] == n
+    index_profile(docs, llm)
+    llm.reset()
+    out = generate(docs, "Who issues parking permits?", "RAG", "narrate")
+    assert out.startswith("Sorry, no document") and llm.requests == []
 
 
 def test_a_quoted_name_is_the_name_as_written(alice, llm):

@@ -49,6 +49,7 @@ from ..model import detached
 
 HNSW_MAX = {"vector": 2000, "halfvec": 4000}
 EF_SEARCH = 100        # hnsw.ef_search for the search: candidates examined (pgvector's default 40)
+EF_SEARCH_MAX = 1000   # pgvector's largest (match_limit goes up to 8192)
 _PREFIX = "vector_chunk_ann_"
 
 # One DDL (or none) as the extension's owner (sql/api/090-vector-indexes.sql).
@@ -149,7 +150,7 @@ def search(plpy, index_id: str, vector, threshold: float, limit: int) -> list[di
     schema = row["schema"]
     # hnsw.ef_search, as the caller's setting (pgvector reads it as a plain setting)
     saved = db.one(plpy, _GET, ("text",), ("hnsw.ef_search",))["v"]
-    db.query(plpy, _SET, ("text", "text"), ("hnsw.ef_search", str(max(EF_SEARCH, limit))))
+    db.query(plpy, _SET, ("text", "text"), ("hnsw.ef_search", str(min(EF_SEARCH_MAX, max(EF_SEARCH, limit)))))
     try:
         return [dict(r) for r in writer.query(
             plpy, _search_sql(plpy, schema, dims), ("text", "float4[]", "text", "float8", "int4"),

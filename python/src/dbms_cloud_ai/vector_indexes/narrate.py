@@ -99,6 +99,8 @@ def narrate(call) -> Answer:
         raise NotInPrerequisiteState(f"vector index {name} has not been refreshed yet",
                                      hint="Its owner runs dbms_cloud_ai.refresh_vector_index().")
     ctx = embedder(call.plpy, idx, call.ctx.who, name)
+    if options.value(idx["attrs"], "match_limit") == 0:    # Oracle's range has 0: no chunk
+        return Answer(NOTHING.format(name=name))
     # the model the chunks were embedded with, even if the profile's changed since
     attrs = {**ctx.profile.attrs, "embedding_model": idx["embedding_model"]}
     vector = embeddings.embed(call.plpy, attrs, call.prompt, ctx)

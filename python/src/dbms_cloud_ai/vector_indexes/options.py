@@ -69,8 +69,8 @@ def parse_value(name: str, v, fn: str):
         return _int(name, v, 32, 32767, fn)
     if name == "chunk_overlap":
         return _int(name, v, 0, 16383, fn)
-    if name == "match_limit":
-        return _int(name, v, 1, 100, fn)
+    if name == "match_limit":      # Oracle's range; 0 retrieves nothing
+        return _int(name, v, 0, 8192, fn)
     if name == "similarity_threshold":
         return _number(name, v, 0, 1, fn)
     if name == "refresh_rate":
