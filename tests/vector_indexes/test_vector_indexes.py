@@ -210,16 +210,23 @@ def test_a_deeply_nested_attribute_value_is_refused_not_an_internal_error(docs, 
 
 
 CHUNK_ROWS = ("select source, chunk_no, content, embedding, embedding_model "
-              "from {} order by source, chunk_no")
+              "from dbms_cloud_ai._vector_chunk order by source, chunk_no")
+# Oracle's vector table: CONTENT, ATTRIBUTES (JSON), EMBEDDING.
+KEPT_ROWS = ("select attributes->>'source', (attributes->>'chunk_no')::int, content, embedding, "
+             "attributes->>'embedding_model' from {} order by 1, 2")
 
 
 def test_drop_keeps_the_data_as_the_callers_table(docs, llm):
     """include_data => false (Oracle's default): the chunks stay, as a table of
-    the caller's in its current schema, named <index>$vectab or vector_table_name."""
-    before = docs.execute(CHUNK_ROWS.format("dbms_cloud_ai._vector_chunk")).fetchall()
+    the caller's in its current schema, named <index>$vectab or vector_table_name,
+    with Oracle's columns."""
+    before = docs.execute(CHUNK_ROWS).fetchall()
     assert len(before) == 3
     docs.execute("select dbms_cloud_ai.drop_vector_index('docs')")
-    assert docs.execute(CHUNK_ROWS.format('alice."docs$vectab"')).fetchall() == before
+    assert docs.execute(KEPT_ROWS.format('alice."docs$vectab"')).fetchall() == before
+    assert [r[0] for r in docs.execute(
+        "select column_name from information_schema.columns where table_name = 'docs$vectab' "
+        "order by ordinal_position")] == ["content", "attributes", "embedding"]
     assert docs.execute("select tableowner from pg_tables where tablename = 'docs$vectab'"
                         ).fetchall() == [("alice",)]
     assert docs.execute("select count(*) from dbms_cloud_ai._vector_chunk").fetchone()[0] == 0

@@ -26,13 +26,16 @@ _STATE = """
       from (select $1::text as nspname) s
       left join pg_catalog.pg_namespace n on n.nspname = s.nspname"""
 # Identifiers only through format('%I'); values as parameters.
+# Oracle's vector table: CONTENT, ATTRIBUTES (the chunk's metadata, JSON), EMBEDDING.
 _DDL = """select pg_catalog.format(
-    'create table %I.%I (source text, chunk_no integer, content text, embedding real[], '
-    'embedding_model text)', $1::text, $2::text) as sql"""
+    'create table %I.%I (content text, attributes jsonb, embedding real[])',
+    $1::text, $2::text) as sql"""
 _FILL = """select pg_catalog.format(
-    'insert into %I.%I (source, chunk_no, content, embedding, embedding_model) '
-    'select c.source, c.chunk_no, c.content, c.embedding, c.embedding_model '
-    'from dbms_cloud_ai._vector_chunk c where c.index_id = $1::uuid order by 1, 2',
+    'insert into %I.%I (content, attributes, embedding) '
+    'select c.content, pg_catalog.jsonb_build_object(''source'', c.source, '
+    '''chunk_no'', c.chunk_no, ''embedding_model'', c.embedding_model), c.embedding '
+    'from dbms_cloud_ai._vector_chunk c where c.index_id = $1::uuid '
+    'order by c.source, c.chunk_no',
     $1::text, $2::text) as sql"""
 
 
