@@ -86,6 +86,15 @@ _SIMPLE = [
     (re.compile(r"\bclob\b", re.I), "text"),
     (re.compile(r"\s+purge\s*$", re.I), ""),
     (re.compile(r"\bcascade\s+constraints\b", re.I), "CASCADE"),
+    # Oracle's dictionary views of the user's own tables: the current schema's, names in
+    # upper case as Oracle keeps unquoted names (the suite reads a dropped index's $VECTAB).
+    (re.compile(r"\bfrom\s+user_tables\b", re.I),
+     "FROM (SELECT upper(tablename) AS table_name FROM pg_catalog.pg_tables "
+     "WHERE schemaname = current_schema()) user_tables"),
+    (re.compile(r"\bfrom\s+user_tab_columns\b", re.I),
+     "FROM (SELECT upper(table_name) AS table_name, upper(column_name) AS column_name, "
+     "ordinal_position AS column_id, upper(data_type) AS data_type "
+     "FROM information_schema.columns WHERE table_schema = current_schema()) user_tab_columns"),
 ]
 
 
