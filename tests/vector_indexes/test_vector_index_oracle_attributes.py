@@ -86,3 +86,35 @@ def test_pipeline_name_is_fixed_for_the_index_life(alice, llm):
                           (value,))
         assert hint_of(e)
     assert attrs_of(alice, "VIDX")["pipeline_name"] == "VIDX$VECPIPELINE"
+
+
+PIPELINE_COLUMNS = ["pipeline_id", "pipeline_name", "pipeline_type", "status", "description",
+                    "created", "last_modified", "last_execution", "operation_id", "status_table",
+                    "oracle_maintained", "index_name", "last_refresh_status",
+                    "last_refresh_error", "last_refresh_at"]
+
+
+def pipelines(conn):
+    cur = conn.execute("select * from dbms_cloud.user_cloud_pipelines order by pipeline_name")
+    assert [d.name for d in cur.description] == PIPELINE_COLUMNS
+    return [dict(zip(PIPELINE_COLUMNS, r)) for r in cur.fetchall()]
+
+
+def test_user_cloud_pipelines_shows_the_callers_refreshes(alice, bob, llm):
+    alice.execute("create table handbook (id int primary key, body text)")
+    alice.execute("insert into handbook values (1, 'The cafeteria opens at eight.')")
+    emb_profile(alice, llm)
+    create(alice, "docs", location="table:alice.handbook(id, body)", profile_name="EMB")
+    create(alice, "vidx", location=BUCKET, profile_name="EMB", pipeline_name="MY_PIPE")
+    docs, mine = pipelines(alice)
+    assert (docs["pipeline_name"], docs["index_name"], docs["pipeline_type"], docs["status"],
+            docs["description"], docs["last_refresh_status"]) == (
+        "DOCS$VECPIPELINE", "DOCS", "LOAD", "STARTED", "Test", "OK")
+    assert docs["last_execution"] is not None
+    assert (mine["pipeline_name"], mine["last_execution"], mine["last_refresh_status"]) == (
+        "MY_PIPE", None, "FAILED")
+    alice.execute("select dbms_cloud_ai.disable_vector_index('docs')")
+    assert pipelines(alice)[0]["status"] == "STOPPED"
+    assert alice.execute("select last_execution from dbms_cloud.user_cloud_pipelines "
+                         "where pipeline_name = 'DOCS$VECPIPELINE'").fetchone()[0] is not None
+    assert pipelines(bob) == []
