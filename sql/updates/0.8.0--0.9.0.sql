@@ -6,3 +6,11 @@
 -- (or a file of that concern: NNN-<concern>-<part>.sql), included whole, in any
 -- order after what it references: the api part gives every table to
 -- dbms_cloud_ai_owner (api/990-table-rules.sql) and replays the grants.
+
+-- Host ACEs keep Oracle's privilege names (connect, smtp, ...); append_host_ace and
+-- remove_host_ace take a privilege, so their old signatures go.
+alter table dbms_cloud_ai._host_ace drop constraint _host_ace_privilege_check,
+    add constraint _host_ace_privilege_check
+        check (privilege in ('http', 'http_proxy', 'connect', 'resolve', 'smtp', 'jdwp'));
+drop function dbms_cloud_ai.append_host_ace(text, text, integer, integer);
+drop function dbms_cloud_ai.remove_host_ace(text, text, integer, integer);
