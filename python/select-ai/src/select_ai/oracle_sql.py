@@ -99,8 +99,41 @@ def _rewrite(text: str) -> str:
         if not quoted:
             for pattern, repl in _SIMPLE:
                 chunk = pattern.sub(repl, chunk)
+            chunk = _DICTIONARY_NAME.sub(_dictionary_view, chunk)
         out.append(chunk)
     return "".join(out)
+
+
+# Oracle's data dictionary views that scripts for the SDK read, over PostgreSQL's catalog and
+# the extension's views.  A user is a login role (see _user_steps); its Oracle name is the
+# role's in upper case when the role's is all lower case (what an unquoted name folds to),
+# else the role's as it is (a quoted name).
+_ORACLE_NAME = ("CASE WHEN {0} = pg_catalog.lower({0}) THEN pg_catalog.upper({0}) "
+                "ELSE {0} END")
+_DICTIONARY = {
+    # DBA_USERS / ALL_USERS: the login roles.
+    "dba_users": "SELECT " + _ORACLE_NAME.format("r.rolname::text") + " AS username, "
+                 "r.oid::bigint AS user_id, 'OPEN'::text AS account_status, "
+                 "r.rolvaliduntil AS expiry_date, NULL::timestamptz AS created "
+                 "FROM pg_catalog.pg_roles r WHERE r.rolcanlogin",
+    "all_users": "SELECT " + _ORACLE_NAME.format("r.rolname::text") + " AS username, "
+                 "r.oid::bigint AS user_id, NULL::timestamptz AS created "
+                 "FROM pg_catalog.pg_roles r WHERE r.rolcanlogin",
+    # DBA_HOST_ACES: the extension's host ACEs, privileges in Oracle's upper case.
+    "dba_host_aces": "SELECT a.host, a.lower_port, a.upper_port, "
+                     + _ORACLE_NAME.format("a.principal_name") + " AS principal, "
+                     "'DATABASE'::text AS principal_type, 'GRANT'::text AS grant_type, "
+                     "'NO'::text AS inverted_principal, pg_catalog.upper(a.privilege) AS privilege, "
+                     "a.created AS start_date, NULL::timestamptz AS end_date "
+                     "FROM dbms_cloud_ai.dba_host_aces a",
+}
+_DICTIONARY_NAME = re.compile(r"(?<![\w.$])(?:sys\.)?(" + "|".join(_DICTIONARY) + r")\b(?![.$])",
+                              re.I)
+
+
+def _dictionary_view(m: re.Match) -> str:
+    name = m.group(1).lower()
+    return f"({_DICTIONARY[name]}) AS {name}"
 
 
 def _json_value(text: str) -> str:
@@ -288,7 +321,10 @@ def _user_steps(text: str) -> list[Step] | None:
         return [Step("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
                      [role], commit_before=True),
                 Step(pgsql.SQL("DROP OWNED BY {} CASCADE").format(ident)),
-                Step(pgsql.SQL("DROP ROLE {}").format(ident), commit_after=True)]
+                Step(pgsql.SQL("DROP ROLE {}").format(ident)),
+                # the extension's rows of the dropped role (credentials, profiles, ACEs ...)
+                # would keep its name from a later user (docs/reference/installing.md)
+                Step("SELECT dbms_cloud_ai.drop_role_data(%s)", [role], commit_after=True)]
     m = _GRANT_SYSTEM.match(text)
     if m:
         privs = {" ".join(p.lower().split()) for p in m["privs"].split(",")}
