@@ -26,3 +26,11 @@ update dbms_cloud_ai._vector_index
                         pg_catalog.to_jsonb('"' operator(pg_catalog.||) (attributes operator(pg_catalog.->>) 'profile_name') operator(pg_catalog.||) '"'))
  where attributes operator(pg_catalog.?) 'profile_name'
    and (attributes operator(pg_catalog.->>) 'profile_name') operator(pg_catalog.!~) '^[A-Z][A-Z0-9_$#]*$';
+
+-- Host ACEs keep Oracle's privilege names (connect, smtp, ...); append_host_ace and
+-- remove_host_ace take a privilege, so their old signatures go.
+alter table dbms_cloud_ai._host_ace drop constraint _host_ace_privilege_check,
+    add constraint _host_ace_privilege_check
+        check (privilege in ('http', 'http_proxy', 'connect', 'resolve', 'smtp', 'jdwp'));
+drop function dbms_cloud_ai.append_host_ace(text, text, integer, integer);
+drop function dbms_cloud_ai.remove_host_ace(text, text, integer, integer);

@@ -21,6 +21,30 @@ from .errors import *  # noqa: F403
 from .version import __version__ as __version__
 
 # --- area C: credentials, privileges, network access
+from .credential import (
+    async_create_credential,
+    async_delete_credential,
+    async_grant_credential_access,
+    async_revoke_credential_access,
+    create_credential,
+    delete_credential,
+    grant_credential_access,
+    revoke_credential_access,
+)
+from .privilege import (
+    async_grant_http_access,
+    async_grant_network_access,
+    async_grant_privileges,
+    async_revoke_http_access,
+    async_revoke_network_access,
+    async_revoke_privileges,
+    grant_http_access,
+    grant_network_access,
+    grant_privileges,
+    revoke_http_access,
+    revoke_network_access,
+    revoke_privileges,
+)
 
 # --- area A1: profiles, providers, actions, feedback, synthetic data
 

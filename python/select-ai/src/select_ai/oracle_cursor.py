@@ -65,6 +65,46 @@ def _binds(parameters, keyword_parameters) -> Any:
     return [v.getvalue() if isinstance(v, Var) else v for v in parameters]
 
 
+class _Output:
+    """DBMS_OUTPUT, kept by the client: PostgreSQL has no server-side line buffer that a later
+    call could read back, and what scripts use it for is a round trip of their own lines."""
+
+    def __init__(self):
+        self.enabled, self.lines, self.partial = False, [], ""
+
+    def call(self, procedure: str, args: list) -> bool:
+        """Run DBMS_OUTPUT.<procedure>; False when it is not one this class knows."""
+        value = args[0].getvalue() if args and isinstance(args[0], Var) else (args[0] if args else None)
+        if procedure == "enable":
+            self.enabled = True
+        elif procedure == "disable":
+            self.enabled, self.lines, self.partial = False, [], ""
+        elif procedure in ("put", "put_line", "new_line"):
+            if self.enabled:
+                self.partial += "" if value is None or procedure == "new_line" else str(value)
+                if procedure != "put":
+                    self.lines.append(self.partial)
+                    self.partial = ""
+        elif procedure == "get_line" and len(args) == 2:
+            line = self.lines.pop(0) if self.lines else None
+            for var, v in zip(args, (line, 0 if line is not None else 1)):
+                if isinstance(var, Var):
+                    var.setvalue(0, v)
+        else:
+            return False
+        return True
+
+
+def _dbms_output(cursor, name: str, parameters) -> bool:
+    package, _, procedure = name.lower().rpartition(".")
+    if package not in ("dbms_output", "sys.dbms_output"):
+        return False
+    connection = cursor.connection
+    if getattr(connection, "output", None) is None:
+        connection.output = _Output()
+    return connection.output.call(procedure, list(parameters or []))
+
+
 class _CursorBase:
     arraysize = 100
 
@@ -148,7 +188,8 @@ class Cursor(_CursorBase):
             self.execute(statement, params)
 
     def callproc(self, name: str, parameters=None, keyword_parameters=None):
-        self.execute(*oracle_sql.call(name, parameters, keyword_parameters))
+        if not _dbms_output(self, name, parameters):
+            self.execute(*oracle_sql.call(name, parameters, keyword_parameters))
         return list(parameters or [])
 
     def callfunc(self, name: str, return_type=None, parameters=None, keyword_parameters=None):
@@ -193,7 +234,8 @@ class AsyncCursor(_CursorBase):
             await self.execute(statement, params)
 
     async def callproc(self, name: str, parameters=None, keyword_parameters=None):
-        await self.execute(*oracle_sql.call(name, parameters, keyword_parameters))
+        if not _dbms_output(self, name, parameters):
+            await self.execute(*oracle_sql.call(name, parameters, keyword_parameters))
         return list(parameters or [])
 
     async def callfunc(self, name: str, return_type=None, parameters=None,
@@ -217,6 +259,7 @@ class Connection:
 
     def __init__(self, pg: psycopg.Connection):
         self.pg = pg
+        self.output = None  # DBMS_OUTPUT lines (oracle_cursor._Output), made on first use
 
     def cursor(self) -> Cursor:
         return Cursor(self)
@@ -249,6 +292,7 @@ class Connection:
 class AsyncConnection:
     def __init__(self, pg: psycopg.AsyncConnection):
         self.pg = pg
+        self.output = None  # DBMS_OUTPUT lines (oracle_cursor._Output), made on first use
 
     def cursor(self) -> AsyncCursor:
         return AsyncCursor(self)
