@@ -25,5 +25,11 @@ from .version import __version__ as __version__
 # --- area A1: profiles, providers, actions, feedback, synthetic data
 
 # --- area A2: conversations
+from .conversation import (
+    AsyncConversation,
+    Conversation,
+    ConversationAttributes,
+    ConversationPrompt,
+)
 
 # --- area B: vector indexes
