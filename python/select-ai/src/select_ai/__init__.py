@@ -42,5 +42,11 @@ from .synthetic_data import SyntheticDataAttributes, SyntheticDataParams
 from .version import __version__ as __version__
 
 # --- area A2: conversations
+from .conversation import (
+    AsyncConversation,
+    Conversation,
+    ConversationAttributes,
+    ConversationPrompt,
+)
 
 # --- area B: vector indexes

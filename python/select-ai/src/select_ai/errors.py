@@ -167,6 +167,12 @@ ORA_CODES: dict[tuple[str, str | None], int] = {
     ("55000", "profile"): 20046,  # already in the desired status
     ("2201B", "profile"): 12726,  # list(): an invalid regular expression
     # --- topic: conversation
+    # Oracle raises ORA-20050 for every refusal of its conversation procedures: a malformed
+    # id, an unknown one, a bad attribute (a title over 128 characters ...).
+    ("22P02", "conversation"): 20050,
+    ("42704", "conversation"): 20050,
+    ("22023", "conversation"): 20050,
+    ("22004", "conversation"): 20050,
     # --- topic: credential
     # --- topic: acl
     # --- topic: vector_index

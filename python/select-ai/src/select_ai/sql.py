@@ -113,5 +113,54 @@ GENERATE_SYNTHETIC_DATA_LIST = (
 )
 
 # --- area: conversations (A2)
+# The views show ids upper-case; upper() lets a caller pass either case.
+
+CREATE_CONVERSATION = "select dbms_cloud_ai.create_conversation(attributes => %(attributes)s::text)"
+
+UPDATE_CONVERSATION = (
+    "select dbms_cloud_ai.update_conversation(conversation_id => %(conversation_id)s, "
+    "attributes => %(attributes)s::text)"
+)
+
+DROP_CONVERSATION = (
+    "select dbms_cloud_ai.drop_conversation(conversation_id => %(conversation_id)s, "
+    "force => %(force)s)"
+)
+
+DELETE_CONVERSATION_PROMPT = (
+    "select dbms_cloud_ai.delete_conversation_prompt("
+    "conversation_prompt_id => %(conversation_prompt_id)s, force => %(force)s)"
+)
+
+ADD_CONVERSATION_TAG = (
+    "select dbms_cloud_ai.add_conversation_tag(conversation_id => %(conversation_id)s, "
+    "tag_key => %(tag_key)s, tag_value => %(tag_value)s)"
+)
+
+REMOVE_CONVERSATION_TAG = (
+    "select dbms_cloud_ai.remove_conversation_tag(conversation_id => %(conversation_id)s, "
+    "tag_key => %(tag_key)s, force => %(force)s)"
+)
+
+LIST_USER_CONVERSATIONS = """
+select conversation_id, conversation_title, description, retention_days, conversation_length
+  from dbms_cloud_ai.user_cloud_ai_conversations
+ order by created, conversation_id
+"""
+
+GET_USER_CONVERSATION_ATTRIBUTES = """
+select conversation_id, conversation_title, description, retention_days, conversation_length
+  from dbms_cloud_ai.user_cloud_ai_conversations
+ where conversation_id = pg_catalog.upper(%(conversation_id)s::text)
+"""
+
+LIST_USER_CONVERSATION_PROMPTS = """
+select conversation_prompt_id, conversation_id, conversation_title, profile_name,
+       prompt_action, prompt, prompt_response, created, modified,
+       client_identifier, client_ip, sid, "serial#" as serial
+  from dbms_cloud_ai.user_cloud_ai_conversation_prompts
+ where conversation_id = pg_catalog.upper(%(conversation_id)s::text)
+ order by created, conversation_prompt_id
+"""
 
 # --- area: vector indexes (B)
