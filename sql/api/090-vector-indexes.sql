@@ -91,6 +91,51 @@ $python$;
 comment on function dbms_cloud_ai.disable_vector_index(text) is
 'Disable a vector index: narrate over it and its refreshes are refused';
 
+-- Oracle's DBMS_CLOUD_PIPELINE.STOP_PIPELINE and START_PIPELINE for the pipeline of a
+-- vector index (its row of dbms_cloud.user_cloud_pipelines, whose status follows the
+-- index's): stopping disables the index, starting enables it, as Oracle's
+-- DISABLE_VECTOR_INDEX and ENABLE_VECTOR_INDEX stop and start it.  Only the caller's own.
+create function dbms_cloud.stop_pipeline(pipeline_name text, force boolean default false)
+returns void language plpgsql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $fn$
+declare
+    v_index text;
+begin
+    select p.index_name into v_index from dbms_cloud.user_cloud_pipelines p
+     where p.pipeline_name operator(pg_catalog.=) stop_pipeline.pipeline_name;
+    if v_index is null then
+        raise exception 'pipeline % does not exist', pipeline_name using errcode = '42704',
+            hint = 'Your pipelines are in dbms_cloud.user_cloud_pipelines.';
+    end if;
+    perform dbms_cloud_ai.disable_vector_index(
+        '"' operator(pg_catalog.||) v_index operator(pg_catalog.||) '"');
+end
+$fn$;
+comment on function dbms_cloud.stop_pipeline(text, boolean) is
+'Stop the pipeline of one of your vector indexes (disables the index)';
+
+create function dbms_cloud.start_pipeline(pipeline_name text,
+                                          start_date timestamp with time zone default null)
+returns void language plpgsql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $fn$
+declare
+    v_index text;
+begin
+    select p.index_name into v_index from dbms_cloud.user_cloud_pipelines p
+     where p.pipeline_name operator(pg_catalog.=) start_pipeline.pipeline_name;
+    if v_index is null then
+        raise exception 'pipeline % does not exist', pipeline_name using errcode = '42704',
+            hint = 'Your pipelines are in dbms_cloud.user_cloud_pipelines.';
+    end if;
+    perform dbms_cloud_ai.enable_vector_index(
+        '"' operator(pg_catalog.||) v_index operator(pg_catalog.||) '"');
+end
+$fn$;
+comment on function dbms_cloud.start_pipeline(text, timestamp with time zone) is
+'Start the pipeline of one of your vector indexes again (enables the index; start_date is ignored: the refresh keeps its schedule)';
+
 create function dbms_cloud_ai.grant_vector_index_access(index_name text, user_or_role_name text)
 returns void language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp

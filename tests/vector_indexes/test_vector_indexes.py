@@ -159,6 +159,36 @@ def test_profile_name_is_shown_as_written_and_used_normalized(alice, llm):
         alice.execute("select dbms_cloud_ai.update_vector_index('docs', 'profile_name', 'x y')")
 
 
+def test_a_named_credential_must_exist(docs, llm):
+    """As Oracle's CREATE_VECTOR_INDEX: a credential for the sources that is not one of
+    the owner's is refused when it is named (42704), at creation and by an update."""
+    a = {"location": "https://example.com/doc.txt", "profile_name": "EMB",
+         "object_storage_credential_name": "NOPE"}
+    with raises("42704") as e:
+        docs.execute("select dbms_cloud_ai.create_vector_index('U', %s)", (json.dumps(a),))
+    assert "NOPE" in e["error"].diag.message_primary
+    with raises("42704"):
+        docs.execute("select dbms_cloud_ai.update_vector_index('docs', 'credential_name', 'nope')")
+    docs.execute("select dbms_cloud.create_credential('OBJ', 'u', 'p')")
+    docs.execute("select dbms_cloud_ai.create_vector_index('U', %s, wait_for_completion => false)",
+                 (json.dumps({**a, "object_storage_credential_name": "obj"}),))
+
+
+def test_stop_and_start_pipeline_disable_and_enable_the_index(docs, llm, bob):
+    """Oracle's DBMS_CLOUD_PIPELINE.STOP_PIPELINE/START_PIPELINE on an index's pipeline."""
+    status = "select status from dbms_cloud_ai.user_cloud_vector_indexes where index_name = 'DOCS'"
+    docs.execute("select dbms_cloud.stop_pipeline('DOCS$VECPIPELINE')")
+    assert docs.execute(status).fetchone()[0] == "DISABLED"
+    docs.execute("select dbms_cloud.start_pipeline('DOCS$VECPIPELINE')")
+    assert docs.execute(status).fetchone()[0] == "ENABLED"
+    with raises("42704"):
+        docs.execute("select dbms_cloud.stop_pipeline('NOPE$VECPIPELINE')")
+    docs.execute("select dbms_cloud_ai.grant_vector_index_access('docs', 'bob')")
+    with raises("42704"):                        # only the owner's own pipelines
+        bob.execute("select dbms_cloud.stop_pipeline('DOCS$VECPIPELINE')")
+    assert docs.execute(status).fetchone()[0] == "ENABLED"
+
+
 def test_match_limit_takes_oracles_range(docs, llm):
     """0 to 8192, as Oracle's UPDATE_VECTOR_INDEX takes; 0 retrieves nothing, so narrate
     answers that nothing matches without asking any model."""

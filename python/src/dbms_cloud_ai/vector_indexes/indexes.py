@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from .. import attributes, db, jsontext, sharing, writer
+from .. import attributes, credentials, db, jsontext, sharing, writer
 from ..errors import DuplicateObject, InvalidParameter, UndefinedObject
 from . import keep, options, schedule, sources
 
@@ -53,6 +53,13 @@ def _check_profile(plpy, attrs: dict, fn: str) -> None:
                  f"then call dbms_cloud_ai.{fn}() again.")
 
 
+def _check_credential(plpy, attrs: dict) -> None:
+    """The credential for the sources is one of the owner's when it is named (42704, as
+    Oracle refuses it at creation); dropped later, the refresh fails instead."""
+    if options.credential(attrs) is not None:
+        credentials.require(plpy, options.credential(attrs))
+
+
 def create(plpy, index_name, attributes_json, description, wait_for_completion) -> None:
     fn = "create_vector_index"
     name = _name(index_name, plpy)
@@ -61,6 +68,7 @@ def create(plpy, index_name, attributes_json, description, wait_for_completion) 
     attrs = {**options.oracle_defaults(name), **attrs}
     options.check(attrs, fn)
     _check_profile(plpy, attrs, fn)
+    _check_credential(plpy, attrs)
     if _own(plpy, name, missing_ok=True) is not None:
         raise DuplicateObject(f'vector index "{name}" already exists',
                               hint="Drop it with dbms_cloud_ai.drop_vector_index(), or change it "
@@ -88,6 +96,8 @@ def update(plpy, index_name, changes: dict, fn: str) -> None:
     options.check(attrs, fn)
     if "profile_name" in parsed:
         _check_profile(plpy, attrs, fn)
+    if parsed.keys() & {"credential_name", "object_storage_credential_name"}:
+        _check_credential(plpy, attrs)
     writer.query(plpy, """
         update dbms_cloud_ai._vector_index set attributes = $2::jsonb, modified = pg_catalog.now()
          where index_id = $1::uuid and owner = dbms_cloud_ai._caller()""",
