@@ -194,6 +194,7 @@ ORA_CODES: dict[tuple[str, str | None], int] = {
     ("22023", "vector_index"): 20048,     # invalid name or attribute value
     ("22004", "vector_index"): 20048,     # a NULL name
     ("2201B", "vector_index.list"): 12726,  # invalid regular expression
+    ("42704", "pipeline"): 20044,         # DBMS_CLOUD_PIPELINE: no such pipeline
     # --- topic: feedback
     ("42704", "feedback"): 20000,  # no matching SQL statement or feedback record
     ("22023", "feedback"): 20000,

@@ -178,7 +178,7 @@ class Cursor(_CursorBase):
                     continue
                 if step.commit_after:
                     pg.rollback()
-                raise from_postgres(exc, "cursor") from None
+                raise from_postgres(exc, step.topic) from None
             if step.commit_after:
                 pg.commit()
         return self if self.description is not None else None
@@ -224,7 +224,7 @@ class AsyncCursor(_CursorBase):
                     continue
                 if step.commit_after:
                     await pg.rollback()
-                raise from_postgres(exc, "cursor") from None
+                raise from_postgres(exc, step.topic) from None
             if step.commit_after:
                 await pg.commit()
         return self if self.description is not None else None

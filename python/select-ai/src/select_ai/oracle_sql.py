@@ -36,6 +36,7 @@ class Step:
     commit_before: bool = False
     commit_after: bool = False
     swallow: frozenset = frozenset()
+    topic: str = "cursor"    # the errors table's topic for this step's failure
 
 
 _DDL = re.compile(r"^\s*(create|drop|alter|truncate|grant|revoke|comment|rename)\b", re.I)
@@ -112,6 +113,8 @@ _SIMPLE = [
     (re.compile(r"\bclob\b", re.I), "text"),
     (re.compile(r"\s+purge\s*$", re.I), ""),
     (re.compile(r"\bcascade\s+constraints\b", re.I), "CASCADE"),
+    # Oracle's public synonyms of the extension's views in another schema than dbms_cloud_ai
+    (re.compile(r"(?<![.\w])user_cloud_pipelines\b", re.I), "dbms_cloud.user_cloud_pipelines"),
     # Oracle's dictionary views of the user's own tables: the current schema's, names in
     # upper case as Oracle keeps unquoted names (the suite reads a dropped index's $VECTAB).
     (re.compile(r"\bfrom\s+user_tables\b", re.I),
@@ -318,15 +321,31 @@ def _plsql(text: str, binds) -> list[Step]:
             continue
         elif re.match(r"^[A-Za-z_][\w$.]*\s*(\(.*\))?$", stmt, re.S):
             name, _, args = stmt.partition("(")
-            sql, params = _bind(f"SELECT {name.strip()}({args.rstrip()[:-1] if args else ''})",
+            name, topic = _package(name.strip())
+            sql, params = _bind(f"SELECT {name}({args.rstrip()[:-1] if args else ''})",
                                 _used_binds(stmt, binds))
-            inner = [Step(sql, params, commit_after=True)]
+            inner = [Step(sql, params, commit_after=True, topic=topic)]
         else:
             raise database_error(6550, f"PL/SQL statement not supported: {stmt[:60]}")
         for step in inner:
             step.swallow = swallow
         steps.extend(inner)
     return steps
+
+
+# Oracle packages whose procedures live in another schema here: (schema, errors topic).
+# DBMS_CLOUD_PIPELINE's START_PIPELINE and STOP_PIPELINE (a vector index's pipeline) are
+# dbms_cloud's functions of those names.
+_PACKAGES = {"dbms_cloud_pipeline": ("dbms_cloud", "pipeline")}
+
+
+def _package(name: str) -> tuple[str, str]:
+    """The function a PL/SQL procedure call runs, and the topic of its errors."""
+    package, dot, proc = name.rpartition(".")
+    if dot and package.lower() in _PACKAGES:
+        schema, topic = _PACKAGES[package.lower()]
+        return f"{schema}.{proc}", topic
+    return name, "cursor"
 
 
 def _used_binds(stmt: str, binds):

@@ -232,6 +232,6 @@ select dbms_cloud_ai.revoke_vector_index_access(
 # The last run of an index's refresh job (USER_CLOUD_PIPELINES), as UTC.
 GET_VECTOR_PIPELINE_LAST_EXECUTION = """
 select last_execution at time zone 'UTC'
-  from dbms_cloud_ai.user_cloud_pipelines
+  from dbms_cloud.user_cloud_pipelines
  where pipeline_name = %(pipeline_name)s
 """

@@ -258,7 +258,22 @@ def _create_once(params):
                       topic="vector_index")
     if taken:
         raise ora_error(955, f"name {table} is already used by an existing object")
-    yield Sql(CREATE_VECTOR_INDEX, params, topic="vector_index.create")
+    try:
+        yield Sql(CREATE_VECTOR_INDEX, params, topic="vector_index.create")
+    except oracledb.DatabaseError as e:
+        raise _credential_error(e) from None
+
+
+def _credential_error(e: oracledb.DatabaseError) -> oracledb.DatabaseError:
+    """A missing credential is DBMS_CLOUD's ORA-20004 in Oracle, not the index's ORA-20048:
+    the extension's 42704 says which object is missing in its message ("credential X does
+    not exist"), the one thing that tells it from a missing profile."""
+    message = e.args[0].message.partition(": ")[2]
+    if getattr(e, "sqlstate", None) == "42704" and message.startswith("credential "):
+        error = ora_error(20004, message)
+        error.sqlstate = e.sqlstate
+        return error
+    return e
 
 
 def _plan_create(index_name, attributes_json, description, wait_for_completion, replace):
@@ -282,10 +297,13 @@ def _plan_create(index_name, attributes_json, description, wait_for_completion, 
 def _plan_set_attribute(index_name, name, value):
     if name.lower() in _FIXED_ATTRIBUTES:
         raise ora_error(20047, f"Vector index attribute {name} cannot be updated")
-    yield Sql(UPDATE_VECTOR_INDEX_ATTRIBUTE,
-              {"index_name": index_name, "attribute_name": name,
-               "attribute_value": _text_value(value)},
-              topic="vector_index.update")
+    try:
+        yield Sql(UPDATE_VECTOR_INDEX_ATTRIBUTE,
+                  {"index_name": index_name, "attribute_name": name,
+                   "attribute_value": _text_value(value)},
+                  topic="vector_index.update")
+    except oracledb.DatabaseError as e:
+        raise _credential_error(e) from None
 
 
 def _plan_set_attributes(index_name, attributes: VectorIndexAttributes):
@@ -293,9 +311,12 @@ def _plan_set_attributes(index_name, attributes: VectorIndexAttributes):
     fixed = sorted(k for k in changes if k in _FIXED_ATTRIBUTES)
     if fixed:
         raise ora_error(20047, f"Vector index attributes {', '.join(fixed)} cannot be updated")
-    yield Sql(UPDATE_VECTOR_INDEX_ATTRIBUTES,
-              {"index_name": index_name, "attributes": attributes.json()},
-              topic="vector_index.update")
+    try:
+        yield Sql(UPDATE_VECTOR_INDEX_ATTRIBUTES,
+                  {"index_name": index_name, "attributes": attributes.json()},
+                  topic="vector_index.update")
+    except oracledb.DatabaseError as e:
+        raise _credential_error(e) from None
     return (yield from _plan_attributes(index_name, None))
 
 
