@@ -78,7 +78,7 @@ from .conversation import (
 )
 
 # --- area B: vector indexes
-from .vector_index import (  # noqa: E402
+from .vector_index import (
     AsyncVectorIndex,
     OracleVectorIndexAttributes,
     VectorDBProvider,

@@ -11,13 +11,13 @@ provider, the default refresh rate), the rule lives here, named as Oracle's.
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
 import math
+import typing
+from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import AsyncGenerator, Iterator, Optional, Union
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 
 import oracledb
 
@@ -63,13 +63,6 @@ _FIXED_ATTRIBUTES = frozenset({
 _DEFAULT_REFRESH_RATE = 1440     # minutes, the extension's default too
 
 
-class StrEnum(str, enum.Enum):
-    """An enum whose members are their text (json.dumps and f-strings write the value)."""
-
-    def __str__(self):
-        return self.value
-
-
 class VectorDBProvider(StrEnum):
     ORACLE = "oracle"
 
@@ -87,25 +80,25 @@ class VectorDistanceMetric(StrEnum):
 class VectorIndexAttributes(SelectAIDataClass):
     """The attributes of a vector index (CREATE_VECTOR_INDEX's JSON)."""
 
-    chunk_size: Optional[int] = None
-    chunk_overlap: Optional[int] = None
-    enable_sources: Optional[bool] = None
-    location: Optional[str] = None
-    match_limit: Optional[int] = None
-    object_storage_credential_name: Optional[str] = None
-    profile_name: Optional[str] = None
-    refresh_rate: Optional[int] = None
-    similarity_threshold: Optional[float] = None
-    vector_distance_metric: Optional[VectorDistanceMetric] = None
-    vector_db_endpoint: Optional[str] = None
-    vector_db_credential_name: Optional[str] = None
-    vector_db_provider: Optional[VectorDBProvider] = None
-    vector_dimension: Optional[int] = None
-    vector_table_name: Optional[str] = None
-    pipeline_name: Optional[str] = None
+    chunk_size: int | None = None
+    chunk_overlap: int | None = None
+    enable_sources: bool | None = None
+    location: str | None = None
+    match_limit: int | None = None
+    object_storage_credential_name: str | None = None
+    profile_name: str | None = None
+    refresh_rate: int | None = None
+    similarity_threshold: float | None = None
+    vector_distance_metric: VectorDistanceMetric | None = None
+    vector_db_endpoint: str | None = None
+    vector_db_credential_name: str | None = None
+    vector_db_provider: VectorDBProvider | None = None
+    vector_dimension: int | None = None
+    vector_table_name: str | None = None
+    pipeline_name: str | None = None
 
     @classmethod
-    def create(cls, *, vector_db_provider: Optional[str] = None, **kwargs):
+    def create(cls, *, vector_db_provider: str | None = None, **kwargs):
         """The subclass of that provider (OracleVectorIndexAttributes for "oracle")."""
         for subclass in cls.__subclasses__():
             if subclass.vector_db_provider == vector_db_provider:
@@ -120,7 +113,7 @@ class VectorIndexAttributes(SelectAIDataClass):
 class OracleVectorIndexAttributes(VectorIndexAttributes):
     """Attributes of an index whose vectors are kept in the database itself."""
 
-    vector_db_provider: Optional[VectorDBProvider] = VectorDBProvider.ORACLE
+    vector_db_provider: VectorDBProvider | None = VectorDBProvider.ORACLE
 
 
 def _plain(value):
@@ -128,32 +121,29 @@ def _plain(value):
     return value.value if isinstance(value, StrEnum) else value
 
 
-_FIELD_TYPES = {f.name: f.type for f in dataclasses.fields(VectorIndexAttributes)}
+_FIELD_TYPES = typing.get_type_hints(VectorIndexAttributes)   # the annotations, resolved
 
 
 def _bool(text: str) -> bool:
     return text.strip().lower() in ("true", "yes", "y", "t", "1")
 
 
-def _from_view(name: str, text: Optional[str]):
-    """A value of the attributes view (text) as the field's Python type."""
+def _from_view(name: str, text: str | None):
+    """A value of the attributes view (text) as the field's Python type; a value that
+    is not of that type (an enum value Oracle does not know) stays text."""
     if text is None:
         return None
-    kind = _FIELD_TYPES[name]
+    kind = next(t for t in typing.get_args(_FIELD_TYPES[name]) if t is not type(None))
     try:
-        if kind == Optional[int]:
-            return int(float(text))
-        if kind == Optional[float]:
-            return float(text)
-        if kind == Optional[bool]:
+        if kind is bool:
             return _bool(text)
-        if kind == Optional[VectorDistanceMetric]:
-            return VectorDistanceMetric(text.upper())
-        if kind == Optional[VectorDBProvider]:
-            return VectorDBProvider(text.lower())
+        if kind is int:
+            return int(float(text))
+        if issubclass(kind, StrEnum):
+            return kind(text.lower() if kind is VectorDBProvider else text.upper())
+        return kind(text)
     except ValueError:
         return text
-    return text
 
 
 def _attributes_from_rows(index_name: str, rows) -> VectorIndexAttributes:
@@ -173,7 +163,7 @@ def _attributes_from_rows(index_name: str, rows) -> VectorIndexAttributes:
     return VectorIndexAttributes.create(vector_db_provider=provider, **values)
 
 
-def _upper(name: Optional[str]) -> Optional[str]:
+def _upper(name: str | None) -> str | None:
     return name.upper() if name else None
 
 
@@ -185,7 +175,7 @@ def _check_name(index_name) -> None:
         raise ora_error(20048, f"Invalid vector index name {index_name!r}")
 
 
-def _text_value(value) -> Optional[str]:
+def _text_value(value) -> str | None:
     """An attribute value as UPDATE_VECTOR_INDEX's VARCHAR2 takes it."""
     if value is None:
         return None
@@ -341,13 +331,13 @@ def _plan_last_execution(pipeline_name):
                       fetch="value", topic="vector_index"))
 
 
-def _next_refresh(attributes: VectorIndexAttributes, last_execution) -> Optional[datetime]:
+def _next_refresh(attributes: VectorIndexAttributes, last_execution) -> datetime | None:
     if last_execution is None or attributes.refresh_rate is None:
         return None
     if last_execution.tzinfo is None:
-        last_execution = last_execution.replace(tzinfo=timezone.utc)
+        last_execution = last_execution.replace(tzinfo=UTC)
     return (last_execution + timedelta(minutes=int(attributes.refresh_rate))).astimezone(
-        timezone.utc)
+        UTC)
 
 
 # ------------------------------------------------------------------- classes
@@ -365,10 +355,10 @@ class _BaseVectorIndex:
     def __init__(
         self,
         profile=None,
-        index_name: Optional[str] = None,
-        description: Optional[str] = None,
-        attributes: Optional[VectorIndexAttributes] = None,
-        owner: Optional[str] = None,
+        index_name: str | None = None,
+        description: str | None = None,
+        attributes: VectorIndexAttributes | None = None,
+        owner: str | None = None,
     ):
         if attributes is not None and not isinstance(attributes, VectorIndexAttributes):
             raise TypeError("'attributes' must be an object of type "
@@ -383,7 +373,7 @@ class _BaseVectorIndex:
         self.owner = _upper(owner)
 
     @property
-    def qualified_name(self) -> Optional[str]:
+    def qualified_name(self) -> str | None:
         if self.index_name is None:
             return None
         return self.index_name if self.owner is None else f"{self.owner}.{self.index_name}"
@@ -412,14 +402,14 @@ class VectorIndex(_BaseVectorIndex):
     """A vector index, through blocking calls."""
 
     @staticmethod
-    def _get_attributes(index_name: str, owner: Optional[str] = None) -> VectorIndexAttributes:
+    def _get_attributes(index_name: str, owner: str | None = None) -> VectorIndexAttributes:
         return run(_plan_attributes(index_name, _upper(owner)))
 
     @staticmethod
-    def _get_description(index_name: str, owner: Optional[str] = None):
+    def _get_description(index_name: str, owner: str | None = None):
         return run(_plan_description(index_name, _upper(owner)))
 
-    def create(self, replace: Optional[bool] = False, wait_for_completion: bool = False) -> None:
+    def create(self, replace: bool | None = False, wait_for_completion: bool = False) -> None:
         run(_plan_create(*self._create_args(replace, wait_for_completion)))
         if self.profile is not None:
             self.profile.set_attribute("vector_index_name", self.index_name)
@@ -428,7 +418,7 @@ class VectorIndex(_BaseVectorIndex):
     def delete_index(cls, index_name: str, include_data: bool = True, force: bool = False):
         cls(index_name=index_name).delete(include_data=include_data, force=force)
 
-    def delete(self, include_data: Optional[bool] = True, force: Optional[bool] = False) -> None:
+    def delete(self, include_data: bool | None = True, force: bool | None = False) -> None:
         run(_plan_drop(self.index_name, include_data, force))
 
     def enable(self) -> None:
@@ -444,7 +434,7 @@ class VectorIndex(_BaseVectorIndex):
         run(_plan_access(REVOKE_VECTOR_INDEX_ACCESS, self.index_name, user_or_role_name))
 
     @classmethod
-    def fetch(cls, index_name: str, owner: Optional[str] = None) -> "VectorIndex":
+    def fetch(cls, index_name: str, owner: str | None = None) -> VectorIndex:
         description, saved_owner, attributes = run(_plan_fetch(index_name, _upper(owner)))
         try:
             profile = _profiles()[1](profile_name=attributes.profile_name, owner=saved_owner)
@@ -454,7 +444,7 @@ class VectorIndex(_BaseVectorIndex):
                    attributes=attributes, owner=saved_owner)
 
     def set_attribute(self, attribute_name: str,
-                      attribute_value: Union[str, int, float]) -> None:
+                      attribute_value: str | int | float) -> None:
         self._set_local(attribute_name, attribute_value)
         run(_plan_set_attribute(self.index_name, attribute_name, attribute_value))
 
@@ -464,7 +454,7 @@ class VectorIndex(_BaseVectorIndex):
     def get_attributes(self) -> VectorIndexAttributes:
         return self._get_attributes(self.index_name, self.owner)
 
-    def get_next_refresh_timestamp(self) -> Optional[datetime]:
+    def get_next_refresh_timestamp(self) -> datetime | None:
         """When the next scheduled refresh is due (UTC), from the last run of its pipeline."""
         if not self.index_name:
             raise AttributeError("'index_name' is required")
@@ -480,7 +470,7 @@ class VectorIndex(_BaseVectorIndex):
 
     @classmethod
     def list(cls, index_name_pattern: str = ".*",
-             owner: Optional[str] = None) -> Iterator["VectorIndex"]:
+             owner: str | None = None) -> Iterator[VectorIndex]:
         for name, row_owner in run(_plan_list(index_name_pattern, _upper(owner))):
             yield cls.fetch(index_name=name, owner=row_owner)
 
@@ -490,21 +480,21 @@ class AsyncVectorIndex(_BaseVectorIndex):
 
     @staticmethod
     async def _get_attributes(index_name: str,
-                              owner: Optional[str] = None) -> VectorIndexAttributes:
+                              owner: str | None = None) -> VectorIndexAttributes:
         return await arun(_plan_attributes(index_name, _upper(owner)))
 
     @staticmethod
-    async def _get_description(index_name: str, owner: Optional[str] = None):
+    async def _get_description(index_name: str, owner: str | None = None):
         return await arun(_plan_description(index_name, _upper(owner)))
 
-    async def create(self, replace: Optional[bool] = False,
-                     wait_for_completion: Optional[bool] = False) -> None:
+    async def create(self, replace: bool | None = False,
+                     wait_for_completion: bool | None = False) -> None:
         await arun(_plan_create(*self._create_args(replace, wait_for_completion)))
         if self.profile is not None:
             await self.profile.set_attribute("vector_index_name", self.index_name)
 
-    async def delete(self, include_data: Optional[bool] = True,
-                     force: Optional[bool] = False) -> None:
+    async def delete(self, include_data: bool | None = True,
+                     force: bool | None = False) -> None:
         await arun(_plan_drop(self.index_name, include_data, force))
 
     @classmethod
@@ -525,7 +515,7 @@ class AsyncVectorIndex(_BaseVectorIndex):
         await arun(_plan_access(REVOKE_VECTOR_INDEX_ACCESS, self.index_name, user_or_role_name))
 
     @classmethod
-    async def fetch(cls, index_name: str, owner: Optional[str] = None) -> "AsyncVectorIndex":
+    async def fetch(cls, index_name: str, owner: str | None = None) -> AsyncVectorIndex:
         description, saved_owner, attributes = await arun(_plan_fetch(index_name, _upper(owner)))
         try:
             profile = await _profiles()[2](profile_name=attributes.profile_name,
@@ -536,7 +526,7 @@ class AsyncVectorIndex(_BaseVectorIndex):
                    attributes=attributes, owner=saved_owner)
 
     async def set_attribute(self, attribute_name: str,
-                            attribute_value: Union[str, int, float]) -> None:
+                            attribute_value: str | int | float) -> None:
         self._set_local(attribute_name, attribute_value)
         await arun(_plan_set_attribute(self.index_name, attribute_name, attribute_value))
 
@@ -546,7 +536,7 @@ class AsyncVectorIndex(_BaseVectorIndex):
     async def get_attributes(self) -> VectorIndexAttributes:
         return await self._get_attributes(self.index_name, self.owner)
 
-    async def get_next_refresh_timestamp(self) -> Optional[datetime]:
+    async def get_next_refresh_timestamp(self) -> datetime | None:
         """When the next scheduled refresh is due (UTC), from the last run of its pipeline."""
         if not self.index_name:
             raise AttributeError("'index_name' is required")
@@ -562,7 +552,7 @@ class AsyncVectorIndex(_BaseVectorIndex):
 
     @classmethod
     async def list(cls, index_name_pattern: str = ".*",
-                   owner: Optional[str] = None) -> AsyncGenerator["AsyncVectorIndex", None]:
+                   owner: str | None = None) -> AsyncGenerator[AsyncVectorIndex, None]:
         for name, row_owner in await arun(_plan_list(index_name_pattern, _upper(owner))):
             yield await cls.fetch(index_name=name, owner=row_owner)
 
