@@ -103,6 +103,8 @@ def test_set_attributes_and_oracles_fixed_ones(client):
         with pytest.raises(oracledb.DatabaseError) as e:
             index.set_attribute(name, value)
         assert ora(e) == 20048
+    with pytest.raises(oracledb.NotSupportedError):     # as python-oracledb refuses a bind
+        index.set_attribute("match_limit", object())
     index.set_attributes(VectorIndexAttributes(match_limit=4, refresh_rate=30))
     assert (index.attributes.match_limit, index.attributes.refresh_rate) == (4, 30)
 

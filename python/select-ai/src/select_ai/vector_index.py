@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 import oracledb
+from oracledb.errors import _Error
 
 from select_ai._abc import SelectAIDataClass
 from select_ai._run import Sql, arun, run
@@ -187,8 +188,8 @@ def _text_value(value) -> str | None:
         if isinstance(value, float) and not math.isfinite(value):
             raise ora_error(20048, f"Invalid attribute value {value!r}")
         return str(value)
-    raise oracledb.NotSupportedError(
-        f"DPY-3002: Python value of type \"{type(value).__name__}\" is not supported")
+    raise oracledb.NotSupportedError(_Error(
+        f"DPY-3002: Python value of type \"{type(value).__name__}\" is not supported"))
 
 
 # --------------------------------------------------------------------- plans
@@ -258,8 +259,10 @@ def _credential_error(e: oracledb.DatabaseError) -> oracledb.DatabaseError:
     """A missing credential is DBMS_CLOUD's ORA-20004 in Oracle, not the index's ORA-20048:
     the extension's 42704 says which object is missing in its message ("credential X does
     not exist"), the one thing that tells it from a missing profile."""
+    if getattr(e, "sqlstate", None) != "42704":
+        return e
     message = e.args[0].message.partition(": ")[2]
-    if getattr(e, "sqlstate", None) == "42704" and message.startswith("credential "):
+    if message.startswith("credential "):
         error = ora_error(20004, message)
         error.sqlstate = e.sqlstate
         return error
