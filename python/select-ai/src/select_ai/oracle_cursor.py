@@ -244,6 +244,12 @@ class AsyncCursor(_CursorBase):
         row = self.fetchone()
         return None if row is None else row[0]
 
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        self.close()
+
     async def fetchone(self):
         return _CursorBase.fetchone(self)
 
@@ -255,10 +261,13 @@ class AsyncCursor(_CursorBase):
 
 
 class Connection:
-    """oracledb.Connection's surface over a psycopg connection (``.pg``)."""
+    """oracledb.Connection's surface over a psycopg connection (``.pg``).  ``owned``: the
+    caller's own connection (db.open_connection), closed at the end of ``with`` as
+    oracledb's; select_ai's shared ones stay open."""
 
-    def __init__(self, pg: psycopg.Connection):
+    def __init__(self, pg: psycopg.Connection, owned: bool = False):
         self.pg = pg
+        self.owned = owned
         self.output = None  # DBMS_OUTPUT lines (oracle_cursor._Output), made on first use
 
     def cursor(self) -> Cursor:
@@ -286,12 +295,14 @@ class Connection:
         return self
 
     def __exit__(self, *exc):
-        return None
+        if self.owned:
+            self.pg.close()
 
 
 class AsyncConnection:
-    def __init__(self, pg: psycopg.AsyncConnection):
+    def __init__(self, pg: psycopg.AsyncConnection, owned: bool = False):
         self.pg = pg
+        self.owned = owned
         self.output = None  # DBMS_OUTPUT lines (oracle_cursor._Output), made on first use
 
     def cursor(self) -> AsyncCursor:
@@ -314,3 +325,10 @@ class AsyncConnection:
 
     def is_healthy(self) -> bool:
         return not self.pg.closed and not self.pg.broken
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        if self.owned:
+            await self.pg.close()

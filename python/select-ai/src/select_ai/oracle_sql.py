@@ -49,7 +49,7 @@ def translate(statement: str, binds=None) -> list[Step]:
     if head in ("commit", "rollback") and text.lower() in ("commit", "rollback", "commit work",
                                                           "rollback work"):
         return [Step(head.upper())]
-    users = _user_steps(text)
+    users = _user_steps(text, binds)
     if users is not None:
         return users
     sql, params = _bind(_rewrite(text), binds)
@@ -324,7 +324,39 @@ def _role(name: str) -> str:
     return name[1:-1] if name.startswith('"') else name.lower()
 
 
-def _user_steps(text: str) -> list[Step] | None:
+# GRANT / REVOKE of the extension's packages, or of a role, to a user named or bound (:user).
+# Oracle's EXECUTE on DBMS_CLOUD, DBMS_CLOUD_AI, DBMS_CLOUD_AI_AGENT or DBMS_CLOUD_PIPELINE is
+# membership in dbms_cloud_ai_user here, the role holding EXECUTE on the extension's functions.
+_PACKAGE = r"(?:(?:sys|c##cloud\$service)\.)?dbms_cloud(?:_ai|_ai_agent|_pipeline)?"
+_GRANT_ROLE = re.compile(
+    r"^(?P<verb>grant|revoke)\s+(?:execute\s+on\s+(?P<package>" + _PACKAGE + r")|(?P<role>[a-z_]\w*))"
+    r"\s+(?:to|from)\s+(?P<name>\"[^\"]+\"|:?\w+)\s*$", re.I)
+USER_ROLE = "dbms_cloud_ai_user"
+
+
+def _grantee(name: str, binds) -> str:
+    if not name.startswith(":"):
+        return _role(name)
+    key = {k.lower(): k for k in binds}.get(name[1:].lower()) if isinstance(binds, dict) else None
+    if key is None:
+        raise database_error(1008, f"not all variables bound: {name}")
+    value = str(binds[key]).strip()
+    return value[1:-1] if value.startswith('"') and value.endswith('"') else value.lower()
+
+
+def _role_grant(text: str, binds) -> list[Step] | None:
+    m = _GRANT_ROLE.match(text)
+    if m is None or (m["role"] and m["role"].lower() in ("execute", "select", "create", "drop")):
+        return None
+    role = USER_ROLE if m["package"] else _role(m["role"])
+    grant = m["verb"].lower() == "grant"
+    statement = pgsql.SQL("GRANT {} TO {}" if grant else "REVOKE {} FROM {}")
+    return [Step(statement.format(pgsql.Identifier(role),
+                                  pgsql.Identifier(_grantee(m["name"], binds))),
+                 commit_before=True, commit_after=True)]
+
+
+def _user_steps(text: str, binds=None) -> list[Step] | None:
     """CREATE USER / DROP USER / GRANT <system privilege> as PostgreSQL roles.
 
     A user is a login role with a schema of its own name (PostgreSQL's default search_path
@@ -357,4 +389,4 @@ def _user_steps(text: str) -> list[Step] | None:
         privs = {" ".join(p.lower().split()) for p in m["privs"].split(",")}
         if privs <= _SYSTEM_PRIVILEGES:
             return []
-    return None
+    return _role_grant(text, binds)
