@@ -21,6 +21,7 @@ from .errors import *  # noqa: F403
 from .version import __version__ as __version__
 
 # --- area C: credentials, privileges, network access
+# isort: split
 from .credential import (
     async_create_credential,
     async_delete_credential,
