@@ -119,6 +119,24 @@ _DICTIONARY = {
     "all_users": "SELECT " + _ORACLE_NAME_SQL.format("r.rolname::text") + " AS username, "
                  "r.oid::bigint AS user_id, NULL::timestamptz AS created "
                  "FROM pg_catalog.pg_roles r WHERE r.rolcanlogin",
+    # USER_CREDENTIALS: the caller's credentials, ENABLED as Oracle's 'TRUE' / 'FALSE'.
+    "user_credentials": "SELECT c.credential_name, c.username, NULL::text AS windows_domain, "
+                        "NULL::text AS comments, CASE WHEN c.enabled THEN 'TRUE' ELSE 'FALSE' END "
+                        "AS enabled FROM dbms_cloud.user_credentials c",
+    # ALL_CREDENTIALS: the caller's credentials, and those the caller can use through a profile
+    # shared with it (the extension's only way to use another role's credential); of those the
+    # owner and name show, never more (docs/reference/profile-sharing.md).
+    "all_credentials": "SELECT " + _ORACLE_NAME_SQL.format("current_user::text") + " AS owner, "
+                       "c.credential_name, c.username, NULL::text AS windows_domain, "
+                       "NULL::text AS comments, CASE WHEN c.enabled THEN 'TRUE' ELSE 'FALSE' END "
+                       "AS enabled FROM dbms_cloud.user_credentials c UNION "
+                       "SELECT " + _ORACLE_NAME_SQL.format("a.owner") + ", "
+                       "CASE WHEN pg_catalog.btrim(a.attribute_value) ~ '^\".+\"$' "
+                       "THEN pg_catalog.btrim(pg_catalog.btrim(a.attribute_value), '\"') "
+                       "ELSE pg_catalog.upper(pg_catalog.btrim(a.attribute_value)) END, "
+                       "NULL, NULL, NULL, NULL "
+                       "FROM dbms_cloud_ai.all_cloud_ai_profile_attributes a "
+                       "WHERE a.attribute_name = 'credential_name' AND a.owner <> current_user",
     # DBA_HOST_ACES: the extension's host ACEs, privileges in Oracle's upper case.
     "dba_host_aces": "SELECT a.host, a.lower_port, a.upper_port, "
                      + _ORACLE_NAME_SQL.format("a.principal_name") + " AS principal, "
