@@ -13,7 +13,22 @@ mapping is listed in docs/select-ai-client.md.
   ``SELECT`` of the function of the same name and commits (the packages commit), ``EXECUTE
   IMMEDIATE '...'`` runs its text, ``NULL`` does nothing, and ``EXCEPTION WHEN OTHERS THEN
   NULL`` makes each statement's error ignored;
-- users: see ``_user_steps``.
+- users and grants (``_user_steps``): a user is a login role with a schema of its name;
+  an unquoted name is the role's in lower case, a quoted one as written:
+  ``CREATE USER u IDENTIFIED BY "pw"`` -> ``CREATE ROLE u LOGIN PASSWORD`` and
+  ``CREATE SCHEMA u AUTHORIZATION u``; ``DROP USER u [CASCADE]`` -> ends u's sessions,
+  ``DROP OWNED BY u CASCADE``, ``DROP ROLE u`` and the extension's ``drop_role_data('u')``;
+  ``GRANT <system privilege>, ... TO u`` (CREATE SESSION, CREATE TABLE, UNLIMITED TABLESPACE,
+  CREATE PUBLIC SYNONYM, ...) -> nothing, the role has what they give; ``GRANT|REVOKE EXECUTE ON
+  DBMS_CLOUD[_AI|_AI_AGENT|_PIPELINE] TO|FROM u`` -> membership in ``dbms_cloud_ai_user``;
+  ``GRANT|REVOKE <role> TO|FROM u`` -> the same for that role; ``u`` may be a bind (``:user``);
+- data dictionary (``_DICTIONARY``): ``DBA_USERS``/``ALL_USERS`` over the login roles,
+  ``USER_CREDENTIALS``/``ALL_CREDENTIALS`` over the extension's credentials (and those usable
+  through a shared profile), ``DBA_HOST_ACES`` over its host ACEs; user names shown as Oracle
+  shows them (upper case for a role named in lower case);
+- ``SYS_CONTEXT('USERENV', ...)``: CURRENT_SCHEMA, CURRENT_USER, SESSION_USER, DB_NAME,
+  SERVICE_NAME (the database), INSTANCE_NAME (cluster_name, else the database), SID, ... from
+  the session (``_USERENV``).
 """
 
 from __future__ import annotations
@@ -375,7 +390,7 @@ def _role_grant(text: str, binds) -> list[Step] | None:
 
 
 def _user_steps(text: str, binds=None) -> list[Step] | None:
-    """CREATE USER / DROP USER / GRANT <system privilege> as PostgreSQL roles.
+    """CREATE USER / DROP USER / GRANT as PostgreSQL roles (the list: the module docstring).
 
     A user is a login role with a schema of its own name (PostgreSQL's default search_path
     starts with "$user", so its tables land there, as in Oracle).  Oracle's system privileges
