@@ -160,13 +160,14 @@ _DICTIONARY = {
                      "a.created AS start_date, NULL::timestamptz AS end_date "
                      "FROM dbms_cloud_ai.dba_host_aces a",
 }
-_DICTIONARY_NAME = re.compile(r"(?<![\w.$])(?:sys\.)?(" + "|".join(_DICTIONARY) + r")\b(?![.$])",
-                              re.I)
+# Only where a query reads them (after FROM or JOIN): a table of the user's own may share a name.
+_DICTIONARY_NAME = re.compile(r"\b(from|join)(\s+)(?:sys\.)?(" + "|".join(_DICTIONARY)
+                              + r")\b(?![.$])", re.I)
 
 
 def _dictionary_view(m: re.Match) -> str:
-    name = m.group(1).lower()
-    return f"({_DICTIONARY[name]}) AS {name}"
+    name = m.group(3).lower()
+    return f"{m.group(1)}{m.group(2)}({_DICTIONARY[name]}) AS {name}"
 
 
 # SYS_CONTEXT('USERENV', ...): the parameters scripts ask for, from PostgreSQL's session.
