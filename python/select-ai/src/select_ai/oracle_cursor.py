@@ -126,7 +126,8 @@ _ROLLBACK_TO = "ROLLBACK TO SAVEPOINT select_ai_statement"
 
 
 def _statement_savepoint(pg, step) -> bool:
-    return not pg.autocommit and not step.commit_after and not step.swallow
+    ends_transaction = isinstance(step.sql, str) and step.sql.upper() in ("COMMIT", "ROLLBACK")
+    return not (pg.autocommit or step.commit_after or step.swallow or ends_transaction)
 
 
 class Cursor(_CursorBase):
