@@ -117,6 +117,74 @@ select f.owner::text, 'feedback', pg_catalog.upper(f.feedback_id::text), f.modif
 comment on view dbms_cloud_ai.dba_cloud_ai_negative_feedback is
 'Every role''s negatively rated prompts and negative feedback (dbms_cloud_ai_admin only)';
 
+-- Oracle's feedback store, <PROFILE>_FEEDBACK_VECINDEX$VECTAB, which Oracle's
+-- SDK reads directly: a view the caller owns in its current schema, made at
+-- its first feedback for the profile (nl2sql/feedback.py) and dropped with the
+-- profile.  Read-only (a join: not updatable; and roles cannot write the
+-- tables), security_invoker and limited to current_user, so whoever reads it
+-- sees only their own rows.  The comment marks it as the extension's: only a
+-- view so marked, of the caller's, is ever dropped.
+create function dbms_cloud_ai._feedback_vectab_create(p_schema text, p_view text, p_profile text)
+returns boolean language plpgsql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $fn$
+begin
+    if not exists (select from pg_catalog.pg_namespace n where n.nspname operator(pg_catalog.=) p_schema)
+       or not pg_catalog.has_schema_privilege(p_schema, 'CREATE')
+       or exists (select from pg_catalog.pg_class c
+                    join pg_catalog.pg_namespace n on n.oid operator(pg_catalog.=) c.relnamespace
+                   where n.nspname operator(pg_catalog.=) p_schema
+                     and c.relname operator(pg_catalog.=) p_view) then
+        return false;
+    end if;
+    execute pg_catalog.format($view$
+        create view %I.%I with (security_invoker = true) as
+        select f.question as content,
+               pg_catalog.jsonb_build_object(
+                   'sql_id', f.sql_id, 'sql_text', f.sql_text, 'action', f.action,
+                   'feedback_type', f.feedback_type, 'feedback_content', f.feedback_content,
+                   'response', f.response, 'generated_sql', f.generated_sql,
+                   'corrected_by', f.corrected_by, 'profile_name', f.profile_name,
+                   'created', f.created, 'modified', f.modified) as attributes,
+               e.embedding
+          from dbms_cloud_ai._feedback f
+          left join dbms_cloud_ai._example e on e.feedback_id operator(pg_catalog.=) f.feedback_id
+         where f.owner operator(pg_catalog.=) current_user
+           and f.profile_name operator(pg_catalog.=) %L$view$, p_schema, p_view, p_profile);
+    execute pg_catalog.format('comment on view %I.%I is %L', p_schema, p_view,
+                              'dbms_cloud_ai: the feedback of profile ' operator(pg_catalog.||) p_profile);
+    return true;
+end
+$fn$;
+comment on function dbms_cloud_ai._feedback_vectab_create(text, text, text) is
+'Internal: make the caller''s <PROFILE>_FEEDBACK_VECINDEX$VECTAB view over its feedback (Oracle''s feedback store)';
+
+create function dbms_cloud_ai._feedback_vectab_drop(p_view text, p_profile text)
+returns integer language plpgsql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $fn$
+declare
+    r record;
+    n integer := 0;
+begin
+    for r in select n.nspname, c.relname
+               from pg_catalog.pg_class c
+               join pg_catalog.pg_namespace n on n.oid operator(pg_catalog.=) c.relnamespace
+              where c.relname operator(pg_catalog.=) p_view and c.relkind operator(pg_catalog.=) 'v'
+                and c.relowner operator(pg_catalog.=) (select a.oid from pg_catalog.pg_roles a
+                                                        where a.rolname operator(pg_catalog.=) current_user)
+                and pg_catalog.obj_description(c.oid, 'pg_class') operator(pg_catalog.=)
+                    ('dbms_cloud_ai: the feedback of profile ' operator(pg_catalog.||) p_profile)
+    loop
+        execute pg_catalog.format('drop view %I.%I', r.nspname, r.relname);
+        n := n operator(pg_catalog.+) 1;
+    end loop;
+    return n;
+end
+$fn$;
+comment on function dbms_cloud_ai._feedback_vectab_drop(text, text) is
+'Internal: drop_profile drops the caller''s feedback store views of the profile';
+
 -- Privileges for the tables and views above (functions: 999-privileges.sql).
 grant select on dbms_cloud_ai._sql_statement, dbms_cloud_ai._feedback, dbms_cloud_ai._example
    to dbms_cloud_ai_user;

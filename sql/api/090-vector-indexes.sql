@@ -175,6 +175,25 @@ select i.index_name, a.key as attribute_name,
 comment on view dbms_cloud_ai.user_cloud_vector_index_attributes is
 'The attributes of your vector indexes, as set';
 
+-- Oracle's DBMS_CLOUD_PIPELINE view, as Oracle's SDK reads it for a vector
+-- index's refresh (its pipeline_name, last_execution): one row per index of
+-- the caller's, Oracle's columns first, then this extension's.  pipeline_id is
+-- the index's id (Oracle's is a number).
+create view dbms_cloud.user_cloud_pipelines with (security_invoker = true) as
+select i.index_id::text as pipeline_id,
+       coalesce(i.attributes operator(pg_catalog.->>) 'pipeline_name',
+                i.index_name operator(pg_catalog.||) '$VECPIPELINE') as pipeline_name,
+       'LOAD'::text as pipeline_type,
+       case i.status when 'ENABLED' then 'STARTED' else 'STOPPED' end as status,
+       i.description, i.created, i.modified as last_modified, i.refreshed as last_execution,
+       null::bigint as operation_id, null::text as status_table, 'Y'::text as oracle_maintained,
+       i.index_name, i.last_refresh_status, x.last_refresh_error, i.last_refresh_at
+  from dbms_cloud_ai._vector_index i
+  left join dbms_cloud_ai._vector_index_content x on x.index_id operator(pg_catalog.=) i.index_id
+ where i.owner operator(pg_catalog.=) current_user;
+comment on view dbms_cloud.user_cloud_pipelines is
+'Your vector indexes'' refreshes as Oracle''s pipelines (USER_CLOUD_PIPELINES)';
+
 -- "Own or shared with me": the ALL_ views and narrate's lookup say it
 -- themselves, since administrators read every index row (vector_index_admin_read).
 create function dbms_cloud_ai._vector_index_usable(p_index uuid, p_owner name)
@@ -451,6 +470,7 @@ grant select, delete on dbms_cloud_ai._vector_chunk to dbms_cloud_ai_admin;
 grant select, delete on dbms_cloud_ai._vector_index_grant to dbms_cloud_ai_admin;
 grant select, delete on dbms_cloud_ai._vector_index_content to dbms_cloud_ai_admin;
 grant select on dbms_cloud_ai.user_cloud_vector_indexes to dbms_cloud_ai_user;
+grant select on dbms_cloud.user_cloud_pipelines to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.user_cloud_vector_index_attributes to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.all_cloud_vector_indexes to dbms_cloud_ai_user;
 grant select on dbms_cloud_ai.all_cloud_vector_index_attributes to dbms_cloud_ai_user;

@@ -105,7 +105,8 @@ def test_attribute_errors_name_the_attribute(alice, llm):
             ("refresh_rate", {"refresh_rate": -1}, "22023", "refresh_rate"),
             ("location", {"location": "ftp://x"}, "22023", "location"),
             ("location without schema", {"location": "table:handbook(id, body)"}, "22023", "location"),
-            ("unknown", {"vector_db_provider": "oracle"}, "22023", "vector_db_provider"),
+            ("unknown", {"vector_db_endpoint": "x"}, "22023", "vector_db_endpoint"),
+            ("other store", {"vector_db_provider": "pinecone"}, "0A000", "vector_db_provider"),
             ("no location", {"location": None}, "22023", "location"),
             ("no embedding model", {"profile_name": "NOEMB"}, "22023", "profile_name"),
             ("no such profile", {"profile_name": "NOPE"}, "42704", "NOPE")]:

@@ -44,3 +44,12 @@ def normalize(raw: str | None, kind: str) -> str:
             hint=hint,
         )
     return name
+
+
+def feedback_store_view(profile_name: str) -> str | None:
+    """Oracle's <PROFILE>_FEEDBACK_VECINDEX$VECTAB as PostgreSQL spells an
+    unquoted name (lower case; a profile name of mixed case as it is); None
+    when longer than PostgreSQL's 63 bytes (it would be cut)."""
+    base = profile_name.lower() if profile_name == profile_name.upper() else profile_name
+    name = base + "_feedback_vecindex$vectab"
+    return name if len(name.encode()) <= 63 else None

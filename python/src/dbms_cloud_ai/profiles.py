@@ -100,6 +100,10 @@ def drop(plpy, profile_name, force):
                         "and profile_name = $1 returning 1 as x", ("text",), (name,))
     if gone is None and not force:
         raise _missing(name)
+    view = names.feedback_store_view(name)
+    if gone is not None and view is not None:     # its feedback store view (nl2sql/feedback.py)
+        db.query(plpy, "select dbms_cloud_ai._feedback_vectab_drop($1, $2)", ("text", "text"),
+                 (view, name))
     if _session_name(plpy) == name and not _session_owner(plpy):
         clear_session(plpy)
 

@@ -286,8 +286,19 @@ def apply(plpy, ctx, stmt: Statement, kind: str, response, content, search_path=
                  (str(uuid.uuid4()), ctx.profile.name, stmt.sql_id, stmt.sql_text, stmt.action,
                   stmt.question, kind, stmt.sql, correction, corrected_by, content))["id"]
     _store_example(plpy, "feedback", fid, ctx.profile.name, stmt.question, example_sql, vector)
+    _vectab(plpy, ctx.profile.name, search_path)
     return {"feedback_id": fid.upper(), "sql_id": stmt.sql_id, "sql_text": stmt.sql_text,
             "feedback_type": kind, "correction": correction, "corrected_by": corrected_by}
+
+
+def _vectab(plpy, profile_name: str, search_path) -> None:
+    """The feedback store view in the caller's current schema, made at its first
+    feedback for the profile (no CREATE there, or a relation of that name: none)."""
+    name = names.feedback_store_view(profile_name)
+    if name is None or not search_path:
+        return
+    db.query(plpy, "select dbms_cloud_ai._feedback_vectab_create($1, $2, $3)",
+             ("text", "text", "text"), (search_path[0], name, profile_name))
 
 
 def _embedding(plpy, ctx, attrs: dict, question: str):

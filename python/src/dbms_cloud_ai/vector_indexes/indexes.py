@@ -13,7 +13,7 @@ import json
 
 from .. import attributes, db, jsontext, sharing, writer
 from ..errors import DuplicateObject, InvalidParameter, UndefinedObject
-from . import keep, options, schedule
+from . import keep, options, schedule, sources
 
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_vector_index(index_name, attributes)."
 
@@ -58,6 +58,7 @@ def create(plpy, index_name, attributes_json, description, wait_for_completion) 
     name = _name(index_name, plpy)
     attrs = {k: v for k, v in options.parse_all(
         attributes.parse_json_object(attributes_json, "attributes"), fn).items() if v is not None}
+    attrs = {**options.oracle_defaults(name), **attrs}
     options.check(attrs, fn)
     _check_profile(plpy, attrs, fn)
     if _own(plpy, name, missing_ok=True) is not None:
@@ -70,12 +71,19 @@ def create(plpy, index_name, attributes_json, description, wait_for_completion) 
                  (name, description, json.dumps(attrs)))
     schedule.set(plpy, name, options.value(attrs, "refresh_rate"))
     if wait_for_completion is None or wait_for_completion:
-        schedule.refresh_now(plpy, name)
+        # An Object Storage location: the index is created (as Oracle's), its
+        # refresh recorded as failed; refresh_vector_index() raises the error.
+        unreadable = sources.unreadable(name, attrs)
+        if unreadable is not None:
+            schedule.record_failed(plpy, name, unreadable)
+        else:
+            schedule.refresh_now(plpy, name)
 
 
 def update(plpy, index_name, changes: dict, fn: str) -> None:
     row = _own(plpy, index_name)
     parsed = options.parse_all(changes, fn)
+    options.check_fixed(row["index_name"], row["attrs"], parsed, fn)
     attrs = {k: v for k, v in {**row["attrs"], **parsed}.items() if v is not None}
     options.check(attrs, fn)
     if "profile_name" in parsed:

@@ -1,8 +1,10 @@
 """The attributes of a vector index (Oracle's CREATE_VECTOR_INDEX attributes).
 
-Each is checked when it is set, with 22023 naming it; what PostgreSQL has no
-use for (Oracle's vector_db_provider, pipeline_name) is refused rather than
-silently ignored.
+Each is checked when it is set, with 22023 naming it.  Oracle's
+vector_db_provider is "oracle" only (the database's own store: here, this
+extension's chunks table), and pipeline_name names the index's refresh (its
+row of user_cloud_pipelines): both are stored and shown as Oracle shows them,
+with Oracle's defaults (oracle_defaults) filled in at creation.
 """
 
 from __future__ import annotations
@@ -10,12 +12,12 @@ from __future__ import annotations
 import re
 
 from .. import attributes, credentials, db, names, sharing
-from ..errors import InsufficientPrivilege, InvalidParameter
+from ..errors import FeatureNotSupported, InsufficientPrivilege, InvalidParameter
 from . import sources
 
 HINT = sources.HINT
 # Ranking is the same for all four on unit-length vectors; similarity is reported as cosine.
-METRICS = ("COSINE", "DOT", "EUCLIDEAN", "EUCLIDEAN_SQUARED")
+METRICS = ("COSINE", "DOT", "EUCLIDEAN", "EUCLIDEAN_SQUARED", "L2_SQUARED")
 DEFAULTS = {"chunk_size": 1024, "chunk_overlap": 128, "match_limit": 5,
             "similarity_threshold": 0.0, "vector_distance_metric": "COSINE",
             "refresh_rate": 1440}
@@ -78,6 +80,16 @@ def parse_value(name: str, v, fn: str):
         if m not in METRICS:
             raise _bad(name, f"must be one of {', '.join(METRICS)}, not {v!r}", fn)
         return m
+    if name == "vector_db_provider":
+        p = _text(name, v, fn).lower()
+        if p != "oracle":
+            raise FeatureNotSupported(
+                f"vector index attribute vector_db_provider {v!r} is not supported",
+                detail="Only \"oracle\", the database's own vector store, exists here.",
+                hint=f"Leave it out or pass \"oracle\" to dbms_cloud_ai.{fn}().")
+        return p
+    if name == "pipeline_name":
+        return _text(name, v, fn)
     if name == "vector_table_name":
         t = _text(name, v, fn)
         if not _TABLE_NAME.match(t):
@@ -89,7 +101,23 @@ def parse_value(name: str, v, fn: str):
 
 VALID = ("location", "credential_name", "object_storage_credential_name", "profile_name",
          "chunk_size", "chunk_overlap", "match_limit", "similarity_threshold",
-         "vector_distance_metric", "refresh_rate", "vector_dimension", "vector_table_name")
+         "vector_distance_metric", "refresh_rate", "vector_dimension", "vector_table_name",
+         "vector_db_provider", "pipeline_name")
+
+
+def oracle_defaults(index_name: str) -> dict:
+    """What Oracle shows for an index created without them."""
+    return {"vector_db_provider": "oracle", "refresh_rate": DEFAULTS["refresh_rate"],
+            "pipeline_name": f"{index_name}$VECPIPELINE"}
+
+
+def check_fixed(index_name: str, attrs: dict, changes: dict, fn: str) -> None:
+    """pipeline_name is the index's for its life, as in Oracle (22023)."""
+    if "pipeline_name" in changes and changes["pipeline_name"] != attrs.get("pipeline_name"):
+        raise InvalidParameter(
+            f"vector index attribute pipeline_name of {index_name} cannot be changed",
+            detail="A vector index keeps the pipeline name it was created with.",
+            hint=f"Leave pipeline_name out of dbms_cloud_ai.{fn}().")
 
 
 def parse_all(raw: dict, fn: str) -> dict:

@@ -74,6 +74,9 @@ def run(plpy, index_name) -> int:
     if idx["status"] != "ENABLED":
         raise NotInPrerequisiteState(f"vector index {idx['index_name']} is disabled",
                                      hint="Enable it with dbms_cloud_ai.enable_vector_index().")
+    unreadable = sources.unreadable(idx["index_name"], attrs)
+    if unreadable is not None:
+        raise unreadable
     ctx = profiles.for_call(plpy, sharing.stored_ref(attrs["profile_name"]))
     model = embeddings.model_of(ctx.profile.attrs)
     if not model:

@@ -55,6 +55,12 @@ def _error(plpy, e: Exception) -> str:
     return text if len(text) <= MAX_ERROR else text[:MAX_ERROR - 1] + "…"
 
 
+def record_failed(plpy, index_name, e: Exception) -> None:
+    """A refresh that could not run (create_vector_index over an Object Storage
+    location), recorded FAILED as a job records it, not raised."""
+    _record(plpy, options.own_name(index_name, plpy), "FAILED", _error(plpy, e))
+
+
 def refresh_now(plpy, index_name) -> int:
     """refresh_vector_index(): the refresh, recorded OK; an error is raised."""
     n = refresh.run(plpy, index_name)

@@ -19,7 +19,11 @@
 - ``https://...`` or ``http://...``: one document, fetched as summarize's
   location_uri is (text/documents.fetch_document: the host ACL, one deadline,
   8 MB at most, text types only), with the index's credential_name for Basic
-  authentication.
+  authentication;
+- an OCI Object Storage location (``https://objectstorage.<region>.oraclecloud.com/n/<ns>/b/<bucket>/o/...``,
+  its dedicated and Swift hosts, or ``oci://...``), Oracle's usual source: accepted and stored as
+  given, so that an index made for Oracle can be created and read back, and refused (0A000) when
+  the index is refreshed: the extension cannot list or read a bucket.
 
 Chunks are cut by text/chunks.split (paragraphs, then sentences, then spaces)
 at chunk_size characters; each chunk after the first repeats the last
@@ -35,7 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import db
-from ..errors import InsufficientPrivilege, InvalidParameter, UndefinedObject
+from ..errors import FeatureNotSupported, InsufficientPrivilege, InvalidParameter, UndefinedObject
 from ..lazy import LazyModule
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
@@ -56,12 +60,15 @@ _TABLE = re.compile(rf'table:\s*({_IDENT}\s*\.\s*{_IDENT})\s*\(\s*({_IDENT})\s*,
                     re.I)
 _URL = re.compile(r"https?://\S+\Z", re.I)
 _QUERY = re.compile(r"query:\s*(.*?)[\s;]*\Z", re.I | re.S)
+_OBJECT_STORAGE = re.compile(
+    r"(oci://\S+|https://([a-z0-9-]+\.)?(swift)?objectstorage\.[a-z0-9-]+\."
+    r"(oraclecloud\.com|oci\.customer-oci\.com)/\S*)\Z", re.I)
 
 
 @dataclass(frozen=True)
 class Source:
     text: str                  # as stored (the location's canonical text)
-    kind: str                  # "table", "query" or "url"
+    kind: str                  # "table", "query", "url" or "object_storage"
     relation: str | None = None
     id_column: str | None = None
     text_column: str | None = None
@@ -82,12 +89,15 @@ def parse(text: str, fn: str = "create_vector_index") -> Source:
     if m:
         check_query(m.group(1), fn)
         return Source(f"query:{m.group(1)}", "query", sql=m.group(1))
+    if _OBJECT_STORAGE.match(text):
+        return Source(text, "object_storage")
     if _URL.match(text):
         return Source(text, "url")
     raise InvalidParameter(
         f"vector index attribute location is not a source: {text!r}",
         detail="A source is 'table:schema.table(id_column, text_column)' (schema required), "
-               "'query:select id, text from schema.table ...' or an http(s) URL; "
+               "'query:select id, text from schema.table ...', an http(s) URL or an OCI Object "
+               "Storage location (stored, not read); "
                "location may also be a JSON array of sources.",
         hint=f"Correct it in dbms_cloud_ai.{fn}(); {HINT}")
 
@@ -118,6 +128,20 @@ def check_query(sql: str, fn: str = "create_vector_index"):
 def all_of(attrs: dict) -> list[Source]:
     loc = attrs["location"]
     return [parse(x) for x in (loc if isinstance(loc, list) else [loc])]
+
+
+def unreadable(index_name: str, attrs: dict) -> FeatureNotSupported | None:
+    """The error a refresh raises for an index whose location is in OCI Object
+    Storage (0A000), or None."""
+    stored = [s.text for s in all_of(attrs) if s.kind == "object_storage"]
+    if not stored:
+        return None
+    return FeatureNotSupported(
+        f"vector index {index_name} cannot be refreshed: location {stored[0]} is in OCI Object "
+        "Storage, which dbms_cloud_ai cannot read",
+        detail="The location is kept as given; no document was read and no chunk changed.",
+        hint="Point location at a table:, query: or https:// source with "
+             "dbms_cloud_ai.update_vector_index(), or load the documents into a table.")
 
 
 def _table_sql(plpy, src: Source) -> str:
