@@ -5,12 +5,6 @@ Code written for Oracle's SDK runs unchanged apart from ``connect``/``create_poo
 """
 
 from . import db, errors
-
-# --- area C: credentials, privileges, network access
-# --- area A1: profiles, providers, actions, feedback, synthetic data
-from .action import Action
-from .async_profile import AsyncProfile
-from .base_profile import BaseProfile, ProfileAttributes
 from .db import (
     async_connect,
     async_cursor,
@@ -24,6 +18,40 @@ from .db import (
     is_connected,
 )
 from .errors import *  # noqa: F403
+from .version import __version__ as __version__
+
+# --- area C: credentials, privileges, network access
+# isort: split
+from .credential import (
+    async_create_credential,
+    async_delete_credential,
+    async_grant_credential_access,
+    async_revoke_credential_access,
+    create_credential,
+    delete_credential,
+    grant_credential_access,
+    revoke_credential_access,
+)
+from .privilege import (
+    async_grant_http_access,
+    async_grant_network_access,
+    async_grant_privileges,
+    async_revoke_http_access,
+    async_revoke_network_access,
+    async_revoke_privileges,
+    grant_http_access,
+    grant_network_access,
+    grant_privileges,
+    revoke_http_access,
+    revoke_network_access,
+    revoke_privileges,
+)
+
+# --- area A1: profiles, providers, actions, feedback, synthetic data
+# isort: split
+from .action import Action
+from .async_profile import AsyncProfile
+from .base_profile import BaseProfile, ProfileAttributes
 from .feedback import FeedbackOperation, FeedbackType
 from .profile import Profile
 from .provider import (
@@ -39,9 +67,9 @@ from .provider import (
 )
 from .summary import SummaryParams
 from .synthetic_data import SyntheticDataAttributes, SyntheticDataParams
-from .version import __version__ as __version__
 
 # --- area A2: conversations
+# isort: split
 from .conversation import (
     AsyncConversation,
     Conversation,

@@ -15,10 +15,13 @@ import os
 import threading
 from typing import Any
 
+import oracledb
 import psycopg
+import psycopg.conninfo
 import psycopg_pool
+from oracledb.errors import _Error
 
-from .errors import DatabaseNotConnectedError, from_postgres
+from .errors import DatabaseNotConnectedError, database_error, from_postgres
 from .oracle_cursor import AsyncConnection, Connection
 
 __all__ = [
@@ -47,9 +50,34 @@ def _params(user, password, dsn, kwargs) -> dict:
     for oracle_only in ("wallet_location", "wallet_password", "config_dir",
                         "connection_id_prefix", "getmode", "wait_timeout"):
         kwargs.pop(oracle_only, None)
+    _check_dsn(dsn)
     params = {"conninfo": dsn or "", "user": role_name(user), "password": password,
               "application_name": APPLICATION_NAME, **kwargs}
     return {k: v for k, v in params.items() if v is not None}
+
+
+def _check_dsn(dsn: str | None) -> None:
+    """A dsn libpq cannot read is python-oracledb's DPY-4000 (a connect string it cannot
+    resolve), raised before any connection is tried, as oracledb does."""
+    try:
+        psycopg.conninfo.conninfo_to_dict(dsn or "")
+    except psycopg.ProgrammingError as exc:
+        raise oracledb.DatabaseError(_Error(
+            f"DPY-4000: unable to use {dsn!r} as a connect string: it is neither a libpq "
+            f"connection string nor a URI ({exc})")) from None
+
+
+def _connect_error(exc: psycopg.Error) -> oracledb.DatabaseError:
+    """A refused login is ORA-01017.  libpq reports a failed connection without the
+    server's SQLSTATE (28P01), so the sign is its text: PostgreSQL says "password
+    authentication failed" for a wrong password and for an unknown role alike, as Oracle
+    does not tell the two apart either; libpq says a password was needed and none given."""
+    pgconn = getattr(exc, "pgconn", None)
+    text = str(exc)
+    if exc.sqlstate is None and pgconn is not None and (
+            "authentication failed" in text or pgconn.needs_password):
+        return database_error(1017, f"invalid username/password; logon denied ({text.strip()})")
+    return from_postgres(exc, "connect")
 
 
 def role_name(user: str | None) -> str | None:
@@ -63,7 +91,23 @@ def _open(params: dict) -> psycopg.Connection:
     try:
         return psycopg.connect(**params)
     except psycopg.Error as exc:
-        raise from_postgres(exc, "connect") from exc
+        raise _connect_error(exc) from exc
+
+
+def open_connection(user: str, password: str, dsn: str, *args, **kwargs) -> Connection:
+    """A connection of the caller's own, as ``oracledb.connect`` returns one (closed at the
+    end of ``with``), apart from select_ai's per-thread connection and pools."""
+    return Connection(_open(_params(user, password, dsn, kwargs)), owned=True)
+
+
+async def async_open_connection(user: str, password: str, dsn: str, *args,
+                                **kwargs) -> AsyncConnection:
+    """The async twin of open_connection (``oracledb.connect_async``)."""
+    try:
+        pg = await psycopg.AsyncConnection.connect(**_params(user, password, dsn, kwargs))
+    except psycopg.Error as exc:
+        raise _connect_error(exc) from exc
+    return AsyncConnection(pg, owned=True)
 
 
 def connect(user: str, password: str, dsn: str, *args, **kwargs) -> None:
@@ -106,7 +150,7 @@ async def async_connect(user: str, password: str, dsn: str, *args, **kwargs) -> 
     try:
         pg = await psycopg.AsyncConnection.connect(**params)
     except psycopg.Error as exc:
-        raise from_postgres(exc, "connect") from exc
+        raise _connect_error(exc) from exc
     _state.async_conn = AsyncConnection(pg)
 
 

@@ -173,8 +173,19 @@ ORA_CODES: dict[tuple[str, str | None], int] = {
     ("42704", "conversation"): 20050,
     ("22023", "conversation"): 20050,
     ("22004", "conversation"): 20050,
-    # --- topic: credential
-    # --- topic: acl
+    # --- topic: credential (Oracle's DBMS_CLOUD numbers; credential.py gives Oracle's texts
+    #     for the name checks it makes itself)
+    ("42710", "credential"): 20022,  # credential already exists
+    ("42704", "credential"): 20004,  # credential does not exist
+    ("22004", "credential"): 20010,  # missing argument
+    ("22023", "credential"): 20010,  # invalid argument
+    # --- topic: privilege (GRANT/REVOKE of the extension's user role)
+    ("42704", "privilege"): 1917,    # user or role does not exist
+    # --- topic: acl (DBMS_NETWORK_ACL_ADMIN; privilege.py gives Oracle's texts)
+    ("22004", "acl"): 29261,         # bad argument (a NULL host)
+    ("22023", "acl"): 24244,         # invalid host or port for ACL assignment
+    ("42704", "acl"): 46238,         # database user or role does not exist
+    ("42704", "acl.revoke"): 1927,   # cannot REVOKE privileges you did not grant
     # --- topic: vector_index
     # --- topic: feedback
     ("42704", "feedback"): 20000,  # no matching SQL statement or feedback record

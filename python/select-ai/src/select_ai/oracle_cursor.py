@@ -65,6 +65,46 @@ def _binds(parameters, keyword_parameters) -> Any:
     return [v.getvalue() if isinstance(v, Var) else v for v in parameters]
 
 
+class _Output:
+    """DBMS_OUTPUT, kept by the client: PostgreSQL has no server-side line buffer that a later
+    call could read back, and what scripts use it for is a round trip of their own lines."""
+
+    def __init__(self):
+        self.enabled, self.lines, self.partial = False, [], ""
+
+    def call(self, procedure: str, args: list) -> bool:
+        """Run DBMS_OUTPUT.<procedure>; False when it is not one this class knows."""
+        value = args[0].getvalue() if args and isinstance(args[0], Var) else (args[0] if args else None)
+        if procedure == "enable":
+            self.enabled = True
+        elif procedure == "disable":
+            self.enabled, self.lines, self.partial = False, [], ""
+        elif procedure in ("put", "put_line", "new_line"):
+            if self.enabled:
+                self.partial += "" if value is None or procedure == "new_line" else str(value)
+                if procedure != "put":
+                    self.lines.append(self.partial)
+                    self.partial = ""
+        elif procedure == "get_line" and len(args) == 2:
+            line = self.lines.pop(0) if self.lines else None
+            for var, v in zip(args, (line, 0 if line is not None else 1)):
+                if isinstance(var, Var):
+                    var.setvalue(0, v)
+        else:
+            return False
+        return True
+
+
+def _dbms_output(cursor, name: str, parameters) -> bool:
+    package, _, procedure = name.lower().rpartition(".")
+    if package not in ("dbms_output", "sys.dbms_output"):
+        return False
+    connection = cursor.connection
+    if getattr(connection, "output", None) is None:
+        connection.output = _Output()
+    return connection.output.call(procedure, list(parameters or []))
+
+
 class _CursorBase:
     arraysize = 100
 
@@ -168,7 +208,8 @@ class Cursor(_CursorBase):
             self.execute(statement, params)
 
     def callproc(self, name: str, parameters=None, keyword_parameters=None):
-        self.execute(*oracle_sql.call(name, parameters, keyword_parameters))
+        if not _dbms_output(self, name, parameters):
+            self.execute(*oracle_sql.call(name, parameters, keyword_parameters))
         return list(parameters or [])
 
     def callfunc(self, name: str, return_type=None, parameters=None, keyword_parameters=None):
@@ -220,7 +261,8 @@ class AsyncCursor(_CursorBase):
             await self.execute(statement, params)
 
     async def callproc(self, name: str, parameters=None, keyword_parameters=None):
-        await self.execute(*oracle_sql.call(name, parameters, keyword_parameters))
+        if not _dbms_output(self, name, parameters):
+            await self.execute(*oracle_sql.call(name, parameters, keyword_parameters))
         return list(parameters or [])
 
     async def callfunc(self, name: str, return_type=None, parameters=None,
@@ -228,6 +270,12 @@ class AsyncCursor(_CursorBase):
         await self.execute(*oracle_sql.call(name, parameters, keyword_parameters))
         row = self.fetchone()
         return None if row is None else row[0]
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        self.close()
 
     async def fetchone(self):
         return _CursorBase.fetchone(self)
@@ -240,10 +288,14 @@ class AsyncCursor(_CursorBase):
 
 
 class Connection:
-    """oracledb.Connection's surface over a psycopg connection (``.pg``)."""
+    """oracledb.Connection's surface over a psycopg connection (``.pg``).  ``owned``: the
+    caller's own connection (db.open_connection), closed at the end of ``with`` as
+    oracledb's; select_ai's shared ones stay open."""
 
-    def __init__(self, pg: psycopg.Connection):
+    def __init__(self, pg: psycopg.Connection, owned: bool = False):
         self.pg = pg
+        self.owned = owned
+        self.output = None  # DBMS_OUTPUT lines (oracle_cursor._Output), made on first use
 
     def cursor(self) -> Cursor:
         return Cursor(self)
@@ -270,12 +322,15 @@ class Connection:
         return self
 
     def __exit__(self, *exc):
-        return None
+        if self.owned:
+            self.pg.close()
 
 
 class AsyncConnection:
-    def __init__(self, pg: psycopg.AsyncConnection):
+    def __init__(self, pg: psycopg.AsyncConnection, owned: bool = False):
         self.pg = pg
+        self.owned = owned
+        self.output = None  # DBMS_OUTPUT lines (oracle_cursor._Output), made on first use
 
     def cursor(self) -> AsyncCursor:
         return AsyncCursor(self)
@@ -297,3 +352,10 @@ class AsyncConnection:
 
     def is_healthy(self) -> bool:
         return not self.pg.closed and not self.pg.broken
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        if self.owned:
+            await self.pg.close()

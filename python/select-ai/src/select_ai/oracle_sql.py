@@ -50,7 +50,7 @@ def translate(statement: str, binds=None) -> list[Step]:
     if head in ("commit", "rollback") and text.lower() in ("commit", "rollback", "commit work",
                                                           "rollback work"):
         return [Step(head.upper())]
-    users = _user_steps(text)
+    users = _user_steps(text, binds)
     if users is not None:
         return users
     select_ai = _SELECT_AI.match(text)
@@ -99,6 +99,10 @@ def _select_ai_steps(rest: str) -> list[Step]:
 
 # --- rewrites -------------------------------------------------------------------------------
 
+# A role's name as Oracle shows a user's: upper case when the role's is all lower case (what
+# an unquoted name folds to), else as it is (a quoted name).  {0}: a text expression.
+_ORACLE_NAME_SQL = ("CASE WHEN {0} = pg_catalog.lower({0}) THEN pg_catalog.upper({0}) "
+                    "ELSE {0} END")
 _CONNECT_BY = re.compile(
     r"^select\s+(?P<cols>.+?)\s+from\s+dual\s+connect\s+by\s+level\s*<=\s*(?P<n>:\w+|\d+)\s*$",
     re.I | re.S)
@@ -119,14 +123,70 @@ def _rewrite(text: str) -> str:
     m = _CONNECT_BY.match(text)
     if m:
         return f"SELECT {m['cols']} FROM generate_series(1, {m['n']}) AS connect_by(level)"
-    text = _json_value(text)
+    text = _sys_context(_json_value(text))
     out = []
     for chunk, quoted in _split_quoted(text):
         if not quoted:
             for pattern, repl in _SIMPLE:
                 chunk = pattern.sub(repl, chunk)
+            chunk = _DICTIONARY_NAME.sub(_dictionary_view, chunk)
         out.append(chunk)
     return "".join(out)
+
+
+# Oracle's data dictionary views that scripts for the SDK read, over PostgreSQL's catalog and
+# the extension's views.  A user is a login role (see _user_steps), named as _ORACLE_NAME_SQL.
+_DICTIONARY = {
+    # DBA_USERS / ALL_USERS: the login roles.
+    "dba_users": "SELECT " + _ORACLE_NAME_SQL.format("r.rolname::text") + " AS username, "
+                 "r.oid::bigint AS user_id, 'OPEN'::text AS account_status, "
+                 "r.rolvaliduntil AS expiry_date, NULL::timestamptz AS created "
+                 "FROM pg_catalog.pg_roles r WHERE r.rolcanlogin",
+    "all_users": "SELECT " + _ORACLE_NAME_SQL.format("r.rolname::text") + " AS username, "
+                 "r.oid::bigint AS user_id, NULL::timestamptz AS created "
+                 "FROM pg_catalog.pg_roles r WHERE r.rolcanlogin",
+    # DBA_HOST_ACES: the extension's host ACEs, privileges in Oracle's upper case.
+    "dba_host_aces": "SELECT a.host, a.lower_port, a.upper_port, "
+                     + _ORACLE_NAME_SQL.format("a.principal_name") + " AS principal, "
+                     "'DATABASE'::text AS principal_type, 'GRANT'::text AS grant_type, "
+                     "'NO'::text AS inverted_principal, pg_catalog.upper(a.privilege) AS privilege, "
+                     "a.created AS start_date, NULL::timestamptz AS end_date "
+                     "FROM dbms_cloud_ai.dba_host_aces a",
+}
+_DICTIONARY_NAME = re.compile(r"(?<![\w.$])(?:sys\.)?(" + "|".join(_DICTIONARY) + r")\b(?![.$])",
+                              re.I)
+
+
+def _dictionary_view(m: re.Match) -> str:
+    name = m.group(1).lower()
+    return f"({_DICTIONARY[name]}) AS {name}"
+
+
+# SYS_CONTEXT('USERENV', ...): the parameters scripts ask for, from PostgreSQL's session.
+_USERENV = {
+    "current_schema": _ORACLE_NAME_SQL.format("pg_catalog.current_schema()::text"),
+    "current_user": _ORACLE_NAME_SQL.format("current_user::text"),
+    "session_user": _ORACLE_NAME_SQL.format("session_user::text"),
+    "current_schemaid": "(SELECT oid::bigint FROM pg_catalog.pg_namespace "
+                        "WHERE nspname = pg_catalog.current_schema())",
+    "db_name": "pg_catalog.current_database()::text",
+    "service_name": "pg_catalog.current_database()::text",
+    "instance_name": "COALESCE(NULLIF(pg_catalog.current_setting('cluster_name'), ''), "
+                     "pg_catalog.current_database())::text",
+    "server_host": "pg_catalog.inet_server_addr()::text",
+    "ip_address": "pg_catalog.inet_client_addr()::text",
+    "sid": "pg_catalog.pg_backend_pid()",
+    "sessionid": "pg_catalog.pg_backend_pid()",
+    "language": "pg_catalog.current_setting('lc_messages')",
+}
+_SYS_CONTEXT = re.compile(r"\bsys_context\s*\(\s*'userenv'\s*,\s*'(\w+)'\s*\)", re.I)
+
+
+def _sys_context(text: str) -> str:
+    def value(m: re.Match) -> str:
+        expr = _USERENV.get(m.group(1).lower())
+        return m.group(0) if expr is None else f"({expr})"
+    return _SYS_CONTEXT.sub(value, text)
 
 
 def _json_value(text: str) -> str:
@@ -290,7 +350,39 @@ def _role(name: str) -> str:
     return name[1:-1] if name.startswith('"') else name.lower()
 
 
-def _user_steps(text: str) -> list[Step] | None:
+# GRANT / REVOKE of the extension's packages, or of a role, to a user named or bound (:user).
+# Oracle's EXECUTE on DBMS_CLOUD, DBMS_CLOUD_AI, DBMS_CLOUD_AI_AGENT or DBMS_CLOUD_PIPELINE is
+# membership in dbms_cloud_ai_user here, the role holding EXECUTE on the extension's functions.
+_PACKAGE = r"(?:(?:sys|c##cloud\$service)\.)?dbms_cloud(?:_ai|_ai_agent|_pipeline)?"
+_GRANT_ROLE = re.compile(
+    r"^(?P<verb>grant|revoke)\s+(?:execute\s+on\s+(?P<package>" + _PACKAGE + r")|(?P<role>[a-z_]\w*))"
+    r"\s+(?:to|from)\s+(?P<name>\"[^\"]+\"|:?\w+)\s*$", re.I)
+USER_ROLE = "dbms_cloud_ai_user"
+
+
+def _grantee(name: str, binds) -> str:
+    if not name.startswith(":"):
+        return _role(name)
+    key = {k.lower(): k for k in binds}.get(name[1:].lower()) if isinstance(binds, dict) else None
+    if key is None:
+        raise database_error(1008, f"not all variables bound: {name}")
+    value = str(binds[key]).strip()
+    return value[1:-1] if value.startswith('"') and value.endswith('"') else value.lower()
+
+
+def _role_grant(text: str, binds) -> list[Step] | None:
+    m = _GRANT_ROLE.match(text)
+    if m is None or (m["role"] and m["role"].lower() in ("execute", "select", "create", "drop")):
+        return None
+    role = USER_ROLE if m["package"] else _role(m["role"])
+    grant = m["verb"].lower() == "grant"
+    statement = pgsql.SQL("GRANT {} TO {}" if grant else "REVOKE {} FROM {}")
+    return [Step(statement.format(pgsql.Identifier(role),
+                                  pgsql.Identifier(_grantee(m["name"], binds))),
+                 commit_before=True, commit_after=True)]
+
+
+def _user_steps(text: str, binds=None) -> list[Step] | None:
     """CREATE USER / DROP USER / GRANT <system privilege> as PostgreSQL roles.
 
     A user is a login role with a schema of its own name (PostgreSQL's default search_path
@@ -314,10 +406,13 @@ def _user_steps(text: str) -> list[Step] | None:
         return [Step("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
                      [role], commit_before=True),
                 Step(pgsql.SQL("DROP OWNED BY {} CASCADE").format(ident)),
-                Step(pgsql.SQL("DROP ROLE {}").format(ident), commit_after=True)]
+                Step(pgsql.SQL("DROP ROLE {}").format(ident)),
+                # the extension's rows of the dropped role (credentials, profiles, ACEs ...)
+                # would keep its name from a later user (docs/reference/installing.md)
+                Step("SELECT dbms_cloud_ai.drop_role_data(%s)", [role], commit_after=True)]
     m = _GRANT_SYSTEM.match(text)
     if m:
         privs = {" ".join(p.lower().split()) for p in m["privs"].split(",")}
         if privs <= _SYSTEM_PRIVILEGES:
             return []
-    return None
+    return _role_grant(text, binds)
