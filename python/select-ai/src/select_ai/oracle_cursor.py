@@ -165,6 +165,19 @@ _RELEASE = "RELEASE SAVEPOINT select_ai_statement"
 _ROLLBACK_TO = "ROLLBACK TO SAVEPOINT select_ai_statement"
 
 
+# Oracle's reads take no locks; PostgreSQL's hold theirs until the transaction ends, so a
+# script's cursor that only read would block another session's DDL (drop_profile dropping
+# a view the cursor read).  A transaction that has written nothing ends after each read.
+_NOTHING_WRITTEN = "SELECT pg_catalog.txid_current_if_assigned() IS NULL"
+
+
+def _is_read(step) -> bool:
+    """A query that neither locks rows nor sets a setting for the transaction."""
+    text = step.sql.lstrip().lower() if isinstance(step.sql, str) else ""
+    return (text.startswith(("select", "with")) and " for update" not in text
+            and "set_config" not in text)
+
+
 def _statement_savepoint(pg, step) -> bool:
     ends_transaction = isinstance(step.sql, str) and step.sql.upper() in ("COMMIT", "ROLLBACK")
     return not (pg.autocommit or step.commit_after or step.swallow or ends_transaction)
@@ -200,6 +213,9 @@ class Cursor(_CursorBase):
                     pg.execute(_ROLLBACK_TO)
                 raise from_postgres(exc, "cursor") from None
             if step.commit_after:
+                pg.commit()
+            elif savepoint and _is_read(step) and \
+                    pg.execute(_NOTHING_WRITTEN).fetchone()[0]:
                 pg.commit()
         return self if self.description is not None else None
 
@@ -253,6 +269,9 @@ class AsyncCursor(_CursorBase):
                     await pg.execute(_ROLLBACK_TO)
                 raise from_postgres(exc, "cursor") from None
             if step.commit_after:
+                await pg.commit()
+            elif savepoint and _is_read(step) and \
+                    (await (await pg.execute(_NOTHING_WRITTEN)).fetchone())[0]:
                 await pg.commit()
         return self if self.description is not None else None
 
