@@ -12,7 +12,6 @@ import pytest
 import select_ai
 from fake_llm import Answer
 from select_ai import Action, AsyncProfile, Profile, ProfileAttributes, Provider
-
 from select_ai_client.test_client_foundation import dsn
 
 
