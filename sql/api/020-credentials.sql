@@ -2,15 +2,19 @@
 -- Functions, not procedures: PostgreSQL 15 keeps CALL literals verbatim in
 -- pg_stat_statements, while a SELECT's constants are normalised away.
 
-create function dbms_cloud.create_credential(credential_name text, username text, password text)
+create function dbms_cloud.create_credential(credential_name text, username text default null,
+    password text default null, user_ocid text default null, tenancy_ocid text default null,
+    private_key text default null, fingerprint text default null)
 returns void language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
 as $python$
     #BOOTSTRAP
-    return GD["dbms_cloud_ai"].sqlapi.create_credential(plpy, credential_name, username, password)
+    return GD["dbms_cloud_ai"].sqlapi.create_credential(plpy, credential_name, username, password,
+                                                        user_ocid, tenancy_ocid, private_key,
+                                                        fingerprint)
 $python$;
-comment on function dbms_cloud.create_credential(text, text, text) is
-'Store an API key (password) under credential_name for the calling role; it can never be read back';
+comment on function dbms_cloud.create_credential(text, text, text, text, text, text, text) is
+'Store a secret under credential_name for the calling role, never to be read back: username and password (an API key), or Oracle''s OCI API signing key (user_ocid, tenancy_ocid, private_key, fingerprint)';
 
 create function dbms_cloud.drop_credential(credential_name text)
 returns void language plpython3u volatile parallel unsafe security invoker
@@ -29,7 +33,7 @@ as $python$
     return GD["dbms_cloud_ai"].sqlapi.update_credential(plpy, credential_name, attribute, value)
 $python$;
 comment on function dbms_cloud.update_credential(text, text, text) is
-'Change a credential''s username or password (attribute => ''username'' | ''password'')';
+'Change one attribute of a credential: username or password; user_ocid, tenancy_ocid, private_key or fingerprint of an OCI API-key credential';
 
 create function dbms_cloud.enable_credential(credential_name text)
 returns void language plpython3u volatile parallel unsafe security invoker

@@ -6,3 +6,14 @@
 -- (or a file of that concern: NNN-<concern>-<part>.sql), included whole, in any
 -- order after what it references: the api part gives every table to
 -- dbms_cloud_ai_owner (api/990-table-rules.sql) and replays the grants.
+
+-- OCI API-key credentials (credentials.py): the kind of a credential's secret.
+alter table dbms_cloud._credential add column kind text not null default 'password';
+
+-- create_credential gains Oracle's OCI API-key form (user_ocid, tenancy_ocid,
+-- private_key, fingerprint) as defaulted arguments of one function: a new signature.
+drop function dbms_cloud.create_credential(text, text, text);
+drop function dbms_cloud._py_create_credential(text, text, text);   -- its body (build.py)
+
+-- The administrator's endpoint for oci profiles (model/oci_route.py).
+-- include schema/014-admin-settings-endpoints.sql

@@ -317,7 +317,7 @@ def test_azure_needs_a_deployment(alice, llm):
 
 
 def test_oracle_only_providers_are_not_supported(alice):
-    for provider in ("oci", "OCI", " oci ", "aws", "database"):
+    for provider in ("aws", "AWS", " aws ", "database"):
         with case(provider):
             with raises("0A000"):
                 create(alice, {"provider": provider})
@@ -349,7 +349,7 @@ def test_bad_endpoints(alice):
 
 
 def test_no_profile_is_stored_after_a_validation_error(alice, llm):
-    for attrs in ({"provider": "azure", "provider_endpoint": llm.url}, {"provider": "oci"},
+    for attrs in ({"provider": "azure", "provider_endpoint": llm.url}, {"provider": "aws"},
                   {"provider": "openai"}):
         with pytest.raises(psycopg.Error):
             create(alice, attrs)

@@ -124,3 +124,95 @@ def test_ciphertext_moved_to_another_owner_does_not_decrypt(db, alice, bob, llm)
     with raises("55000"):
         generate(bob, "q")
     assert llm.requests == []
+
+
+# -- OCI API-key credentials (Oracle's second form of create_credential) ----------
+
+OCI_KEY = dict(user_ocid="ocid1.user.oc1..alice", tenancy_ocid="ocid1.tenancy.oc1..acme",
+               private_key="MIIEvQIBADANBgkqhkiG9w0BAQEFAASC-canary-key",
+               fingerprint="12:34:56:78:9a:bc:de:f0")
+_OCI_SQL = ("select dbms_cloud.create_credential(credential_name => %(name)s, "
+            "user_ocid => %(user_ocid)s, tenancy_ocid => %(tenancy_ocid)s, "
+            "private_key => %(private_key)s, fingerprint => %(fingerprint)s)")
+
+
+def create_oci_credential(conn, name="OCI_CRED", **changes):
+    conn.execute(_OCI_SQL, {"name": name, **OCI_KEY, **changes})
+
+
+def test_oci_credential_shows_user_ocid_and_hides_the_key(db, alice):
+    create_oci_credential(alice)
+    rows = alice.execute("select credential_name, username, enabled from dbms_cloud.user_credentials"
+                         ).fetchall()
+    assert rows == [("OCI_CRED", OCI_KEY["user_ocid"], True)]
+    secret, kind = db.admin.execute("select secret, kind from dbms_cloud._credential").fetchone()
+    assert kind == "oci_api_key"
+    for part in ("tenancy_ocid", "private_key", "fingerprint"):
+        assert OCI_KEY[part].encode() not in bytes(secret)
+
+
+def test_oci_credential_duplicate_name(alice):
+    create_oci_credential(alice)
+    with raises("42710"):
+        create_oci_credential(alice)
+
+
+@pytest.mark.parametrize("mix", [dict(username="u"), dict(password="p")])
+def test_oci_and_password_forms_do_not_mix(alice, mix):
+    args = ", ".join(f"{k} => %({k})s" for k in mix)
+    with raises("22023") as e:
+        alice.execute(_OCI_SQL[:-1] + ", " + args + ")", {"name": "C", **OCI_KEY, **mix})
+    assert hint_of(e)
+    assert OCI_KEY["private_key"] not in str(e["error"])
+    assert alice.execute("select count(*) from dbms_cloud.user_credentials").fetchone()[0] == 0
+
+
+def test_oci_credential_needs_every_part(alice):
+    with raises("22004") as e:
+        alice.execute("select dbms_cloud.create_credential(credential_name => 'C', "
+                      "user_ocid => 'ocid1.user', private_key => 'k')")
+    assert "tenancy_ocid" in str(e["error"]) and "fingerprint" in str(e["error"])
+    with raises("22023"):
+        create_oci_credential(alice, fingerprint=" ")
+
+
+def test_update_oci_credential_attributes(db, alice):
+    create_oci_credential(alice)
+    before = bytes(db.admin.execute("select secret from dbms_cloud._credential").fetchone()[0])
+    for attr, value in (("private_key", "NEW-KEY-canary"), ("fingerprint", "ff:ee"),
+                        ("tenancy_ocid", "ocid1.tenancy.oc1..other")):
+        alice.execute("select dbms_cloud.update_credential('OCI_CRED', %s, %s)", (attr, value))
+    after = bytes(db.admin.execute("select secret from dbms_cloud._credential").fetchone()[0])
+    assert after != before and b"NEW-KEY-canary" not in after
+    alice.execute("select dbms_cloud.update_credential('OCI_CRED', 'user_ocid', 'ocid1.user.oc1..b')")
+    assert alice.execute("select username from dbms_cloud.user_credentials").fetchone()[0] \
+        == "ocid1.user.oc1..b"
+
+
+def test_update_refuses_the_other_kinds_attributes(alice):
+    create_oci_credential(alice)
+    alice.execute("select dbms_cloud.create_credential('PW', 'u', 'k')")
+    with raises("22023"):
+        alice.execute("select dbms_cloud.update_credential('OCI_CRED', 'password', 'x')")
+    with raises("22023"):
+        alice.execute("select dbms_cloud.update_credential('PW', 'private_key', 'x')")
+    with raises("22004"):
+        alice.execute("select dbms_cloud.update_credential('OCI_CRED', 'private_key', NULL)")
+    with raises("42704"):
+        alice.execute("select dbms_cloud.update_credential('NOPE', 'private_key', 'x')")
+
+
+def test_oci_credential_is_no_api_key_for_other_providers(alice, llm):
+    create_oci_credential(alice)
+    make_profile(alice, llm, credential="OCI_CRED", key=None)
+    with raises("22023") as e:
+        generate(alice, "hello")
+    assert hint_of(e)
+    assert llm.requests == []
+
+
+def test_oci_credentials_of_another_role_are_invisible(alice, bob):
+    create_oci_credential(alice)
+    assert bob.execute("select count(*) from dbms_cloud.user_credentials").fetchone()[0] == 0
+    with raises("42704"):
+        bob.execute("select dbms_cloud.update_credential('OCI_CRED', 'private_key', 'x')")

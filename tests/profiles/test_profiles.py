@@ -96,8 +96,8 @@ def test_duplicate(cred):
     ('{"provider": "openai", "credential_name": "cred", "object_list_mode": "some"}', "22023"),
     ('{"provider": "openai", "credential_name": "cred", "provider_endpoint": "ftp://x"}', "22023"),
     ('{"provider": "skynet", "credential_name": "cred"}', "22023"),
-    ('{"provider": "oci", "credential_name": "cred"}', "0A000"),
-    ('{"provider": "openai", "credential_name": "cred", "oci_compartment_id": "x"}', "0A000"),
+    ('{"provider": "oci", "oci_apiformat": "JSON"}', "22023"),
+    ('{"provider": "openai", "credential_name": "cred", "aws_apiformat": "x"}', "0A000"),
     ('{"provider": "openai"}', "22023"),                                # credential required
     ('{"provider": "openai", "credential_name": "missing"}', "42704"),  # unknown credential
     ('{"provider_endpoint": "http://127.0.0.1:1"}', "22023"),           # compatible server needs a model

@@ -67,6 +67,17 @@ def _string(name, v):
     return s
 
 
+def _upper_choice(*allowed):
+    """Oracle's upper-case keywords (oci_apiformat), in any case."""
+    def parse(name, v):
+        s = _string(name, v).strip().upper()
+        if s not in allowed:
+            raise InvalidParameter(
+                f"attribute {name} must be one of {', '.join(allowed)}, not {_show(v)}", hint=HINT)
+        return s
+    return parse
+
+
 def _choice(*allowed):
     def parse(name, v):
         s = _string(name, v).strip().lower()
@@ -190,7 +201,13 @@ SPEC = {
                      "classifier-tier model of the same provider)"),
     "additional_instructions": (_string, None, "extra instructions for the model"),
     "role": (_string, None, "system role text for the model"),
-    "region": (_string, None, "provider region"),
+    "region": (_string, None, "provider region (oci: shown, not used; calls are routed)"),
+    "oci_compartment_id": (_string, None, "oci: the OCI compartment (shown, not used)"),
+    "oci_endpoint_id": (_string, None, "oci: the dedicated AI cluster endpoint (shown, not used)"),
+    "oci_apiformat": (_upper_choice("COHERE", "GENERIC"), None, "oci: COHERE or GENERIC "
+                      "(shown; the routed endpoint speaks OpenAI's format)"),
+    "oci_runtimetype": (_upper_choice("COHERE", "LLAMA"), None, "oci: COHERE or LLAMA "
+                        "(Oracle's deprecated runtime type; shown, not used)"),
     "vector_index_name": (_string, None, "vector index for RAG"),
     "enable_sources": (_bool, False, "cite sources (RAG)"),
     "enable_source_offsets": (_bool, False, "cite source offsets (RAG)"),
@@ -200,9 +217,8 @@ SPEC = {
     "target_language": (_string, None, "translate: target language"),
 }
 
-# Attributes that only exist for Oracle Cloud providers.
-ORACLE_ONLY = {"oci_compartment_id", "oci_endpoint_id", "oci_apiformat",
-               "oci_runtimetype", "aws_apiformat"}
+# Attributes that only exist for Oracle Cloud providers not supported here.
+ORACLE_ONLY = {"aws_apiformat"}
 
 
 def parse_json_object(text: str | None, what: str) -> dict:

@@ -196,7 +196,7 @@ _CALL = f"""
     select p.profile_id, p.profile_name, p.status, p.attributes::text as attributes,
            p.owner::text as owner, p.credential_name as profile_cred,
            c.credential_name as cred_name, c.owner::text as cred_owner, c.secret, c.key_id,
-           c.enabled as cred_enabled,
+           c.enabled as cred_enabled, c.kind as cred_kind,
            (select b.binding_id::text from dbms_cloud_ai._role_binding b
              where b.role_name = current_user) as binding,
            (select pg_catalog.json_agg(pg_catalog.json_build_array(a.host, a.lower_port, a.upper_port))
@@ -254,7 +254,7 @@ def for_call(plpy, profile_name, enabled_only: bool = True) -> CallContext:
     elif row["cred_name"] is not None:
         credential = {"name": row["cred_name"], "owner": row["cred_owner"], "secret": row["secret"],
                       "key_id": row["key_id"], "enabled": row["cred_enabled"],
-                      "binding": row["binding"]}
+                      "binding": row["binding"], "kind": row["cred_kind"]}
     return CallContext(profile, credential, json.loads(row["aces"] or "[]"),
                        timing.stamped(row),
                        (row["conv"] or "").lower() or None, row["who"],

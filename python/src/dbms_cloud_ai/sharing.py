@@ -304,8 +304,8 @@ def set_grant_budget(plpy, profile_name, user_or_role_name, daily_tokens) -> Non
 # show it only while the profile is shared with the caller (_caller()).
 _CREDENTIAL = """
     select c.credential_name as name, c.owner::text as owner, c.secret, c.key_id, c.enabled,
-           (select b.binding_id::text from dbms_cloud_ai._role_binding b
-             where b.role_name = c.owner) as binding
+           c.kind, (select b.binding_id::text from dbms_cloud_ai._role_binding b
+                     where b.role_name = c.owner) as binding
       from dbms_cloud_ai._profile p
       join dbms_cloud._credential c
         on c.owner = p.owner and c.credential_name = p.credential_name

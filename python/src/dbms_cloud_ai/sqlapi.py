@@ -15,7 +15,7 @@ from .conversations import store as conversations
 from .lazy import LazyModule
 from .memory import identity
 from .memory import recall as memory
-from .model import accounting, budget, detached, timing
+from .model import accounting, budget, detached, oci_route, timing
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .memory import jobs as memory_jobs
@@ -42,8 +42,10 @@ else:
 
 
 @sql_entry
-def create_credential(plpy, credential_name, username, password):
-    credentials.create(plpy, credential_name, username, password)
+def create_credential(plpy, credential_name, username, password, user_ocid, tenancy_ocid,
+                      private_key, fingerprint):
+    credentials.create(plpy, credential_name, username, password, user_ocid, tenancy_ocid,
+                       private_key, fingerprint)
 
 
 @sql_entry
@@ -270,6 +272,11 @@ def set_token_budget(plpy, principal_name, daily_tokens):
 @sql_entry
 def set_max_wait(plpy, seconds):
     timing.set_max_wait(plpy, seconds)
+
+
+@sql_entry
+def set_oci_genai_endpoint(plpy, url):
+    oci_route.set_endpoint(plpy, url)
 
 
 @sql_entry

@@ -5,6 +5,12 @@ Code written for Oracle's SDK runs unchanged apart from ``connect``/``create_poo
 """
 
 from . import db, errors
+
+# --- area C: credentials, privileges, network access
+# --- area A1: profiles, providers, actions, feedback, synthetic data
+from .action import Action
+from .async_profile import AsyncProfile
+from .base_profile import BaseProfile, ProfileAttributes
 from .db import (
     async_connect,
     async_cursor,
@@ -18,11 +24,22 @@ from .db import (
     is_connected,
 )
 from .errors import *  # noqa: F403
+from .feedback import FeedbackOperation, FeedbackType
+from .profile import Profile
+from .provider import (
+    AnthropicProvider,
+    AWSProvider,
+    AzureProvider,
+    CohereProvider,
+    GoogleProvider,
+    HuggingFaceProvider,
+    OCIGenAIProvider,
+    OpenAIProvider,
+    Provider,
+)
+from .summary import SummaryParams
+from .synthetic_data import SyntheticDataAttributes, SyntheticDataParams
 from .version import __version__ as __version__
-
-# --- area C: credentials, privileges, network access
-
-# --- area A1: profiles, providers, actions, feedback, synthetic data
 
 # --- area A2: conversations
 from .conversation import (

@@ -13,7 +13,8 @@ mapping is listed in docs/select-ai-client.md.
   ``SELECT`` of the function of the same name and commits (the packages commit), ``EXECUTE
   IMMEDIATE '...'`` runs its text, ``NULL`` does nothing, and ``EXCEPTION WHEN OTHERS THEN
   NULL`` makes each statement's error ignored;
-- users: see ``_user_steps``.
+- users: see ``_user_steps``;
+- ``SELECT AI [action] prompt`` becomes ``dbms_cloud_ai.select_ai``: see ``_select_ai_steps``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ def translate(statement: str, binds=None) -> list[Step]:
     users = _user_steps(text)
     if users is not None:
         return users
+    select_ai = _SELECT_AI.match(text)
+    if select_ai:
+        return _select_ai_steps(select_ai["rest"])
     sql, params = _bind(_rewrite(text), binds)
     ddl = bool(_DDL.match(text))
     return [Step(sql, params, commit_before=ddl, commit_after=ddl)]
@@ -69,6 +73,24 @@ def call(name: str, parameters=None, keyword_parameters=None) -> tuple[str, dict
     if not re.fullmatch(r"[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*)*", name):
         raise database_error(6550, f"invalid procedure name {name!r}")
     return f"SELECT {name}({', '.join(args)})", binds
+
+
+# --- SELECT AI ------------------------------------------------------------------------------
+
+# Oracle's SELECT AI [action] prompt statement: the extension's select_ai() takes what
+# follows SELECT AI and logs it as Oracle's statement text (so its SQL_ID is Oracle's).
+_SELECT_AI = re.compile(r"^select\s+ai\s+(?P<rest>\S.*)$", re.I | re.S)
+
+# runsql and narrate run the generated query, which the extension refuses without a finite
+# statement_timeout; Oracle has no such rule, so the transaction gets one when it has none.
+_ENSURE_STATEMENT_TIMEOUT = (
+    "SELECT pg_catalog.set_config('statement_timeout', '300s', true)"
+    " WHERE pg_catalog.current_setting('statement_timeout') = '0'")
+
+
+def _select_ai_steps(rest: str) -> list[Step]:
+    return [Step(_ENSURE_STATEMENT_TIMEOUT),
+            Step("SELECT dbms_cloud_ai.select_ai(%(statement)s)", {"statement": rest})]
 
 
 # --- rewrites -------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from .. import providers
 from ..errors import DcaError
 from ..providers import Completion
 from ..providers.base import estimate_tokens
-from . import llm
+from . import llm, oci_route
 
 PROMPT_VERSION = "embedding"
 # Two questions are alike from this cosine similarity on (an example's question
@@ -53,12 +53,17 @@ class Vector:
 
 
 def model_of(attrs: dict) -> str | None:
-    """The profile's embedding model, or None: examples are then found by full text."""
-    return attrs.get("embedding_model") or None
+    """The profile's embedding model (oci: Oracle's default), or None: examples
+    are then found by full text."""
+    provider = providers.PROVIDERS.get(attrs.get("provider"))
+    return attrs.get("embedding_model") or (provider and provider.default_embedding_model) or None
 
 
 def supported(attrs: dict) -> bool:
-    """Whether the profile's provider has an embedding API."""
+    """Whether the profile's provider has an embedding API (oci: its routed
+    endpoint's, which model/oci_route.py finds or refuses at the call)."""
+    if attrs.get("provider") == "oci":
+        return True
     provider = providers.for_attributes(attrs)
     try:
         provider.embedding_url(attrs, model_of(attrs) or "x")
@@ -70,6 +75,7 @@ def supported(attrs: dict) -> bool:
 def embed(plpy, attrs: dict, text: str, ctx=None) -> Vector:
     """The unit-length embedding of ``text`` with the profile's embedding_model."""
     model = model_of(attrs)
+    attrs = oci_route.routed(plpy, attrs, ctx.profile.name if ctx else None)
     provider = providers.for_attributes(attrs)
     url = provider.embedding_url(attrs, model)       # 0A000 for providers without one
 

@@ -8,7 +8,7 @@ from .. import acl, credentials, providers
 from ..errors import DcaError
 from ..providers import ChatRequest, Completion
 from ..providers.base import with_written_tool_calls
-from . import accounting, budget, http, timing
+from . import accounting, budget, http, oci_route, timing
 
 
 def chat(plpy, attrs: dict, messages: list[dict], ctx=None, *, purpose: str = "answer",
@@ -18,6 +18,7 @@ def chat(plpy, attrs: dict, messages: list[dict], ctx=None, *, purpose: str = "a
     query already made.  ``purpose`` and ``prompt_version`` say what the
     request was for (answer, repair, explanation, ...) and which template.
     ``tools``: functions the model may ask for (``Completion.tool_calls``)."""
+    attrs = oci_route.routed(plpy, attrs, ctx.profile.name if ctx else None)
     provider = providers.for_attributes(attrs)
     provider.check_chat(attrs)
     req = ChatRequest(messages=messages, model=provider.model(attrs),
@@ -47,7 +48,7 @@ def send(plpy, ctx, attrs: dict, provider, *, url: str, headers, body: dict, sen
     if attrs.get("credential_name"):
         credentials.require_private_transport(url, attrs["credential_name"])
         key = credentials.api_key(plpy, attrs["credential_name"], ctx.credential if ctx else None,
-                                  ctx.owner if ctx else None)
+                                  ctx.owner if ctx else None, oci_key_ok=provider.name == "oci")
     deadline, attempts = timing.deadline(plpy, ctx.settings if ctx else None, provider.name)
     call_id = accounting.new_call_id()
     started = time.monotonic()

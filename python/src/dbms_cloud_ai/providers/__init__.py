@@ -8,16 +8,15 @@ from .anthropic import Anthropic
 from .base import ChatRequest, Completion, Embedding, Provider, endpoint_url
 from .cohere import Cohere
 from .google import Google
+from .oci import OCI
 from .openai import Azure, HuggingFace, OpenAI, OpenAICompatible
 
 PROVIDERS: dict[str, Provider] = {
-    p.name: p for p in (OpenAI(), Azure(), Anthropic(), Cohere(), Google(), HuggingFace())
+    p.name: p for p in (OpenAI(), Azure(), Anthropic(), Cohere(), Google(), HuggingFace(), OCI())
 }
 COMPATIBLE = OpenAICompatible()
 
 UNSUPPORTED = {
-    "oci": "OCI Generative AI needs OCI request signing and resource principals, "
-           "which exist only inside Oracle Cloud.",
     "aws": "AWS Bedrock needs SigV4 request signing, which this version does not implement.",
     "database": "In-database ONNX models exist only in Oracle Database.",
 }

@@ -62,6 +62,7 @@ class Provider:
     name = "?"
     default_base = ""           # scheme://host[/prefix]
     default_model: str | None = None
+    default_embedding_model: str | None = None   # sent when the profile names none (oci)
     needs_key = True
     # The deployment, not a model attribute, names the model (Azure OpenAI): a
     # profile without "model" still has one.
