@@ -14,25 +14,22 @@ from fake_llm import Answer, last_user_text
 from helpers import make_profile
 from select_ai import AsyncConversation, Conversation, ConversationAttributes
 from select_ai.errors import ConversationNotFoundError
+from select_ai_client.test_client_foundation import dsn, ora
 
 UNKNOWN = "40D1E4B2-8E1B-10C4-E063-1A5B000A677D"
-
-
-def _dsn(db) -> str:
-    return f"host={db.info.host} port={db.info.port} dbname={db.info.dbname}"
 
 
 @pytest.fixture
 def as_alice(db):
     """select_ai connected to the test's database as alice."""
-    select_ai.connect(user="alice", password="", dsn=_dsn(db))
+    select_ai.connect(user="alice", password="", dsn=dsn(db))
     yield
     select_ai.disconnect()
 
 
 @pytest.fixture
 async def async_as_alice(db):
-    await select_ai.async_connect(user="alice", password="", dsn=_dsn(db))
+    await select_ai.async_connect(user="alice", password="", dsn=dsn(db))
     yield
     await select_ai.async_disconnect()
 
@@ -43,11 +40,6 @@ def echo(llm, alice):
     llm.responder = lambda wire, body: Answer("re: " + last_user_text(wire, body))
     make_profile(alice, llm)
     return llm
-
-
-def _ora_code(excinfo) -> int:
-    (error,) = excinfo.value.args
-    return error.code
 
 
 def test_attributes_round_trip_with_their_types(as_alice):
@@ -85,13 +77,13 @@ def test_another_roles_conversation_is_not_found(db, as_alice):
     conv = Conversation(attributes=ConversationAttributes(title="alice's"))
     conv.create()
     select_ai.disconnect()
-    select_ai.connect(user="bob", password="", dsn=_dsn(db))
+    select_ai.connect(user="bob", password="", dsn=dsn(db))
     with pytest.raises(ConversationNotFoundError):
         Conversation.fetch(conv.conversation_id)
     assert conv.conversation_id not in {c.conversation_id for c in Conversation.list()}
     with pytest.raises(oracledb.DatabaseError) as ei:
         Conversation(conversation_id=conv.conversation_id).delete()
-    assert _ora_code(ei) == 20050
+    assert ora(ei) == 20050
 
 
 @pytest.mark.parametrize("conversation_id", [UNKNOWN, "fake_id"])
@@ -101,7 +93,7 @@ def test_refusals_are_ora_20050(as_alice, conversation_id):
                  lambda: conv.add_tag("k", "v"), lambda: conv.remove_tag("k")):
         with pytest.raises(oracledb.DatabaseError) as ei:
             call()
-        assert _ora_code(ei) == 20050
+        assert ora(ei) == 20050
         assert str(ei.value).startswith("ORA-20050")
 
 
@@ -110,7 +102,7 @@ def test_force_makes_delete_idempotent(as_alice):
     Conversation(conversation_id=UNKNOWN).delete_prompt(UNKNOWN, force=True)
     with pytest.raises(oracledb.DatabaseError) as ei:
         Conversation(conversation_id=UNKNOWN).delete_prompt(UNKNOWN)
-    assert _ora_code(ei) == 20050
+    assert ora(ei) == 20050
 
 
 def test_chat_session_sends_the_history_and_stores_the_turns(echo, as_alice):
