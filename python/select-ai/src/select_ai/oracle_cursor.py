@@ -117,6 +117,18 @@ class _CursorBase:
         self.close()
 
 
+# Oracle undoes a failed statement alone and keeps the transaction usable; PostgreSQL aborts
+# the whole transaction.  A savepoint around each statement gives Oracle's behaviour (a
+# statement that commits, or whose errors are swallowed, needs none).
+_SAVEPOINT = "SAVEPOINT select_ai_statement"
+_RELEASE = "RELEASE SAVEPOINT select_ai_statement"
+_ROLLBACK_TO = "ROLLBACK TO SAVEPOINT select_ai_statement"
+
+
+def _statement_savepoint(pg, step) -> bool:
+    return not pg.autocommit and not step.commit_after and not step.swallow
+
+
 class Cursor(_CursorBase):
     def execute(self, statement: str, parameters=None, **keyword_parameters):
         steps = oracle_sql.translate(statement, _binds(parameters, keyword_parameters))
@@ -125,19 +137,26 @@ class Cursor(_CursorBase):
         for step in steps:
             if step.commit_before:
                 pg.commit()
+            savepoint = _statement_savepoint(pg, step)
             try:
                 with pg.cursor() as cur:
+                    if savepoint:
+                        cur.execute(_SAVEPOINT)
                     if step.swallow:
                         with pg.transaction():
                             cur.execute(step.sql, step.params)
                     else:
                         cur.execute(step.sql, step.params)
                     self._take(cur)
+                    if savepoint:
+                        cur.execute(_RELEASE)
             except psycopg.Error as exc:
                 if "*" in step.swallow or exc.sqlstate in step.swallow:
                     continue
                 if step.commit_after:
                     pg.rollback()
+                elif savepoint:
+                    pg.execute(_ROLLBACK_TO)
                 raise from_postgres(exc, "cursor") from None
             if step.commit_after:
                 pg.commit()
@@ -165,8 +184,11 @@ class AsyncCursor(_CursorBase):
         for step in steps:
             if step.commit_before:
                 await pg.commit()
+            savepoint = _statement_savepoint(pg, step)
             try:
                 async with pg.cursor() as cur:
+                    if savepoint:
+                        await cur.execute(_SAVEPOINT)
                     if step.swallow:
                         async with pg.transaction():
                             await cur.execute(step.sql, step.params)
@@ -178,11 +200,15 @@ class AsyncCursor(_CursorBase):
                                             for d in cur.description]
                         self._rows = [_row(r) for r in await cur.fetchall()]
                     self.rowcount = cur.rowcount
+                    if savepoint:
+                        await cur.execute(_RELEASE)
             except psycopg.Error as exc:
                 if "*" in step.swallow or exc.sqlstate in step.swallow:
                     continue
                 if step.commit_after:
                     await pg.rollback()
+                elif savepoint:
+                    await pg.execute(_ROLLBACK_TO)
                 raise from_postgres(exc, "cursor") from None
             if step.commit_after:
                 await pg.commit()

@@ -79,6 +79,9 @@ def call(name: str, parameters=None, keyword_parameters=None) -> tuple[str, dict
 
 # Oracle's SELECT AI [action] prompt statement: the extension's select_ai() takes what
 # follows SELECT AI and logs it as Oracle's statement text (so its SQL_ID is Oracle's).
+# Oracle's V$MAPPED_SQL shows a statement to every session at once, whatever the
+# transaction; here the log is a table, so the step commits for FEEDBACK by SQL_ID from
+# another connection to find it.
 _SELECT_AI = re.compile(r"^select\s+ai\s+(?P<rest>\S.*)$", re.I | re.S)
 
 # runsql and narrate run the generated query, which the extension refuses without a finite
@@ -90,7 +93,8 @@ _ENSURE_STATEMENT_TIMEOUT = (
 
 def _select_ai_steps(rest: str) -> list[Step]:
     return [Step(_ENSURE_STATEMENT_TIMEOUT),
-            Step("SELECT dbms_cloud_ai.select_ai(%(statement)s)", {"statement": rest})]
+            Step("SELECT dbms_cloud_ai.select_ai(%(statement)s)", {"statement": rest},
+                 commit_after=True)]
 
 
 # --- rewrites -------------------------------------------------------------------------------
