@@ -32,12 +32,22 @@ class Text(str):
         return str(self)
 
 
-def _value(v: Any) -> Any:
-    return Text(v) if type(v) is str else v
+class AsyncText(Text):
+    """A character value of an async cursor: it reads like an oracledb AsyncLOB (awaited)."""
+
+    async def read(self, offset: int = 1, amount: int | None = None) -> str:
+        return Text.read(self, offset, amount)
+
+    async def size(self) -> int:
+        return len(self)
 
 
-def _row(row):
-    return None if row is None else tuple(_value(v) for v in row)
+def _value(v: Any, text=Text) -> Any:
+    return text(v) if type(v) is str else v
+
+
+def _row(row, text=Text):
+    return None if row is None else tuple(_value(v, text) for v in row)
 
 
 class Var:
@@ -256,7 +266,7 @@ class AsyncCursor(_CursorBase):
                         self.description = [(d.name.upper(), d.type_code, d.display_size,
                                              d.internal_size, d.precision, d.scale, True)
                                             for d in cur.description]
-                        self._rows = [_row(r) for r in await cur.fetchall()]
+                        self._rows = [_row(r, AsyncText) for r in await cur.fetchall()]
                     self.rowcount = cur.rowcount
                     if savepoint:
                         await cur.execute(_RELEASE)
