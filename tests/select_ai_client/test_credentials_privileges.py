@@ -235,3 +235,33 @@ def test_own_connection_and_bad_dsn(db):
     with pytest.raises(oracledb.DatabaseError) as e:
         select_ai.connect(user="alice", password="x", dsn="invalid_dsn")
     assert str(e.value).startswith("DPY-4000")
+
+
+def test_oracles_credential_views(db, alice, bob):
+    alice.execute("select dbms_cloud.create_credential('OWN_CRED', 'u', 'k')")
+    alice.execute("select dbms_cloud.create_credential('SHARED_CRED', 'u', 'k')")
+    alice.execute("select dbms_cloud.disable_credential('OWN_CRED')")
+    alice.execute("""select dbms_cloud_ai.create_profile('P1', '{"provider": "openai",
+                     "credential_name": "shared_cred"}')""")
+    select_ai.connect(user="BOB", password="unused", dsn=dsn(db))
+    try:
+        with select_ai.cursor() as cr:
+            cr.execute("SELECT count(*) FROM ALL_CREDENTIALS WHERE credential_name = :c",
+                       c="SHARED_CRED")
+            assert cr.fetchone() == (0,)
+            alice.execute("select dbms_cloud_ai.grant_profile_access('P1', 'bob')")
+            cr.execute("SELECT owner, credential_name FROM ALL_CREDENTIALS")
+            assert cr.fetchall() == [("ALICE", "SHARED_CRED")]   # usable through the profile only
+            cr.execute("SELECT * FROM user_credentials")
+            assert cr.fetchall() == []
+    finally:
+        select_ai.disconnect()
+    select_ai.connect(user="ALICE", password="unused", dsn=dsn(db))
+    try:
+        with select_ai.cursor() as cr:
+            cr.execute("SELECT credential_name, enabled FROM USER_CREDENTIALS ORDER BY 1")
+            assert cr.fetchall() == [("OWN_CRED", "FALSE"), ("SHARED_CRED", "TRUE")]
+            cr.execute("SELECT owner, count(*) FROM all_credentials GROUP BY owner")
+            assert cr.fetchall() == [("ALICE", 2)]
+    finally:
+        select_ai.disconnect()

@@ -13,7 +13,22 @@ mapping is listed in docs/select-ai-client.md.
   ``SELECT`` of the function of the same name and commits (the packages commit), ``EXECUTE
   IMMEDIATE '...'`` runs its text, ``NULL`` does nothing, and ``EXCEPTION WHEN OTHERS THEN
   NULL`` makes each statement's error ignored;
-- users: see ``_user_steps``;
+- users and grants (``_user_steps``): a user is a login role with a schema of its name;
+  an unquoted name is the role's in lower case, a quoted one as written:
+  ``CREATE USER u IDENTIFIED BY "pw"`` -> ``CREATE ROLE u LOGIN PASSWORD`` and
+  ``CREATE SCHEMA u AUTHORIZATION u``; ``DROP USER u [CASCADE]`` -> ends u's sessions,
+  ``DROP OWNED BY u CASCADE``, ``DROP ROLE u`` and the extension's ``drop_role_data('u')``;
+  ``GRANT <system privilege>, ... TO u`` (CREATE SESSION, CREATE TABLE, UNLIMITED TABLESPACE,
+  CREATE PUBLIC SYNONYM, ...) -> nothing, the role has what they give; ``GRANT|REVOKE EXECUTE ON
+  DBMS_CLOUD[_AI|_AI_AGENT|_PIPELINE] TO|FROM u`` -> membership in ``dbms_cloud_ai_user``;
+  ``GRANT|REVOKE <role> TO|FROM u`` -> the same for that role; ``u`` may be a bind (``:user``);
+- data dictionary (``_DICTIONARY``): ``DBA_USERS``/``ALL_USERS`` over the login roles,
+  ``USER_CREDENTIALS``/``ALL_CREDENTIALS`` over the extension's credentials (and those usable
+  through a shared profile), ``DBA_HOST_ACES`` over its host ACEs; user names shown as Oracle
+  shows them (upper case for a role named in lower case);
+- ``SYS_CONTEXT('USERENV', ...)``: CURRENT_SCHEMA, CURRENT_USER, SESSION_USER, DB_NAME,
+  SERVICE_NAME (the database), INSTANCE_NAME (cluster_name, else the database), SID, ... from
+  the session (``_USERENV``);
 - ``SELECT AI [action] prompt`` becomes ``dbms_cloud_ai.select_ai``: see ``_select_ai_steps``.
 """
 
@@ -145,6 +160,24 @@ _DICTIONARY = {
     "all_users": "SELECT " + _ORACLE_NAME_SQL.format("r.rolname::text") + " AS username, "
                  "r.oid::bigint AS user_id, NULL::timestamptz AS created "
                  "FROM pg_catalog.pg_roles r WHERE r.rolcanlogin",
+    # USER_CREDENTIALS: the caller's credentials, ENABLED as Oracle's 'TRUE' / 'FALSE'.
+    "user_credentials": "SELECT c.credential_name, c.username, NULL::text AS windows_domain, "
+                        "NULL::text AS comments, CASE WHEN c.enabled THEN 'TRUE' ELSE 'FALSE' END "
+                        "AS enabled FROM dbms_cloud.user_credentials c",
+    # ALL_CREDENTIALS: the caller's credentials, and those the caller can use through a profile
+    # shared with it (the extension's only way to use another role's credential); of those the
+    # owner and name show, never more (docs/reference/profile-sharing.md).
+    "all_credentials": "SELECT " + _ORACLE_NAME_SQL.format("current_user::text") + " AS owner, "
+                       "c.credential_name, c.username, NULL::text AS windows_domain, "
+                       "NULL::text AS comments, CASE WHEN c.enabled THEN 'TRUE' ELSE 'FALSE' END "
+                       "AS enabled FROM dbms_cloud.user_credentials c UNION "
+                       "SELECT " + _ORACLE_NAME_SQL.format("a.owner") + ", "
+                       "CASE WHEN pg_catalog.btrim(a.attribute_value) ~ '^\".+\"$' "
+                       "THEN pg_catalog.btrim(pg_catalog.btrim(a.attribute_value), '\"') "
+                       "ELSE pg_catalog.upper(pg_catalog.btrim(a.attribute_value)) END, "
+                       "NULL, NULL, NULL, NULL "
+                       "FROM dbms_cloud_ai.all_cloud_ai_profile_attributes a "
+                       "WHERE a.attribute_name = 'credential_name' AND a.owner <> current_user",
     # DBA_HOST_ACES: the extension's host ACEs, privileges in Oracle's upper case.
     "dba_host_aces": "SELECT a.host, a.lower_port, a.upper_port, "
                      + _ORACLE_NAME_SQL.format("a.principal_name") + " AS principal, "
@@ -153,13 +186,14 @@ _DICTIONARY = {
                      "a.created AS start_date, NULL::timestamptz AS end_date "
                      "FROM dbms_cloud_ai.dba_host_aces a",
 }
-_DICTIONARY_NAME = re.compile(r"(?<![\w.$])(?:sys\.)?(" + "|".join(_DICTIONARY) + r")\b(?![.$])",
-                              re.I)
+# Only where a query reads them (after FROM or JOIN): a table of the user's own may share a name.
+_DICTIONARY_NAME = re.compile(r"\b(from|join)(\s+)(?:sys\.)?(" + "|".join(_DICTIONARY)
+                              + r")\b(?![.$])", re.I)
 
 
 def _dictionary_view(m: re.Match) -> str:
-    name = m.group(1).lower()
-    return f"({_DICTIONARY[name]}) AS {name}"
+    name = m.group(3).lower()
+    return f"{m.group(1)}{m.group(2)}({_DICTIONARY[name]}) AS {name}"
 
 
 # SYS_CONTEXT('USERENV', ...): the parameters scripts ask for, from PostgreSQL's session.
@@ -383,7 +417,7 @@ def _role_grant(text: str, binds) -> list[Step] | None:
 
 
 def _user_steps(text: str, binds=None) -> list[Step] | None:
-    """CREATE USER / DROP USER / GRANT <system privilege> as PostgreSQL roles.
+    """CREATE USER / DROP USER / GRANT as PostgreSQL roles (the list: the module docstring).
 
     A user is a login role with a schema of its own name (PostgreSQL's default search_path
     starts with "$user", so its tables land there, as in Oracle).  Oracle's system privileges
