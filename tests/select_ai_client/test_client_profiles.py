@@ -200,3 +200,18 @@ async def test_async_profile(client, db, llm, anyio_backend):
             await AsyncProfile.fetch("A1")
     finally:
         await select_ai.async_disconnect()
+
+
+def test_status_in_oracles_dictionary_view(client, llm):
+    profile = Profile("P8", attributes=attributes(llm))
+    profile.disable()
+    with select_ai.cursor() as cr:
+        cr.execute("SELECT status FROM USER_CLOUD_AI_PROFILES WHERE profile_name = :n", n="P8")
+        assert cr.fetchone()[0] == "DISABLED"
+        with pytest.raises(oracledb.DatabaseError) as e:
+            profile.disable()  # already in that state
+        assert ora(e) == 20046
+        profile.enable()
+        cr.execute("SELECT attribute_value FROM user_cloud_ai_profile_attributes"
+                   " WHERE profile_name = 'P8' AND attribute_name = 'credential_name'")
+        assert cr.fetchone()[0] == "CRED"

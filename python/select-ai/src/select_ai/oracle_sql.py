@@ -24,7 +24,8 @@ mapping is listed in docs/select-ai-client.md.
   ``GRANT|REVOKE <role> TO|FROM u`` -> the same for that role; ``u`` may be a bind (``:user``);
 - data dictionary (``_DICTIONARY``): ``DBA_USERS``/``ALL_USERS`` over the login roles,
   ``USER_CREDENTIALS``/``ALL_CREDENTIALS`` over the extension's credentials (and those usable
-  through a shared profile), ``DBA_HOST_ACES`` over its host ACEs; user names shown as Oracle
+  through a shared profile), ``DBA_HOST_ACES`` over its host ACEs, ``USER_CLOUD_AI_PROFILES``
+  and ``USER_CLOUD_AI_PROFILE_ATTRIBUTES`` over the extension's views; user names shown as Oracle
   shows them (upper case for a role named in lower case);
 - ``SYS_CONTEXT('USERENV', ...)``: CURRENT_SCHEMA, CURRENT_USER, SESSION_USER, DB_NAME,
   SERVICE_NAME (the database), INSTANCE_NAME (cluster_name, else the database), SID, ... from
@@ -178,6 +179,13 @@ _DICTIONARY = {
                        "NULL, NULL, NULL, NULL "
                        "FROM dbms_cloud_ai.all_cloud_ai_profile_attributes a "
                        "WHERE a.attribute_name = 'credential_name' AND a.owner <> current_user",
+    # USER_CLOUD_AI_PROFILES and their attributes: the extension's views of the same names
+    # (Oracle's public synonyms; status already ENABLED / DISABLED).
+    "user_cloud_ai_profiles": "SELECT p.profile_id, p.profile_name, p.status, p.description, "
+                              "p.created, p.last_modified FROM dbms_cloud_ai.user_cloud_ai_profiles p",
+    "user_cloud_ai_profile_attributes": "SELECT a.profile_id, a.profile_name, a.attribute_name, "
+                                        "a.attribute_value "
+                                        "FROM dbms_cloud_ai.user_cloud_ai_profile_attributes a",
     # DBA_HOST_ACES: the extension's host ACEs, privileges in Oracle's upper case.
     "dba_host_aces": "SELECT a.host, a.lower_port, a.upper_port, "
                      + _ORACLE_NAME_SQL.format("a.principal_name") + " AS principal, "
