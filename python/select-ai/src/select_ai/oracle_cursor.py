@@ -9,6 +9,7 @@ Oracle's value shapes (character values also answer ``read()`` as LOBs do).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -181,10 +182,13 @@ _ROLLBACK_TO = "ROLLBACK TO SAVEPOINT select_ai_statement"
 _NOTHING_WRITTEN = "SELECT pg_catalog.txid_current_if_assigned() IS NULL"
 
 
+_LOCKING = re.compile(r"\bfor\s+(?:no\s+key\s+)?(?:update|share|key\s+share)\b")
+
+
 def _is_read(step) -> bool:
     """A query that neither locks rows nor sets a setting for the transaction."""
     text = step.sql.lstrip().lower() if isinstance(step.sql, str) else ""
-    return (text.startswith(("select", "with")) and " for update" not in text
+    return (text.startswith(("select", "with")) and not _LOCKING.search(text)
             and "set_config" not in text)
 
 
