@@ -48,7 +48,33 @@ from .privilege import (
 )
 
 # --- area A1: profiles, providers, actions, feedback, synthetic data
+# isort: split
+from .action import Action
+from .async_profile import AsyncProfile
+from .base_profile import BaseProfile, ProfileAttributes
+from .feedback import FeedbackOperation, FeedbackType
+from .profile import Profile
+from .provider import (
+    AnthropicProvider,
+    AWSProvider,
+    AzureProvider,
+    CohereProvider,
+    GoogleProvider,
+    HuggingFaceProvider,
+    OCIGenAIProvider,
+    OpenAIProvider,
+    Provider,
+)
+from .summary import SummaryParams
+from .synthetic_data import SyntheticDataAttributes, SyntheticDataParams
 
 # --- area A2: conversations
+# isort: split
+from .conversation import (
+    AsyncConversation,
+    Conversation,
+    ConversationAttributes,
+    ConversationPrompt,
+)
 
 # --- area B: vector indexes

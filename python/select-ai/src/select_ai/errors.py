@@ -160,7 +160,19 @@ ORA_CODES: dict[tuple[str, str | None], int] = {
     ("22001", None): 12899,    # value too large for column
     ("25006", None): 16000,    # database open for read-only access
     # --- topic: profile
+    ("42710", "profile"): 20046,  # the profile already exists (the SDK's replace=True drops it)
+    ("42704", "profile"): 20046,  # no such profile
+    ("22023", "profile"): 20047,  # invalid attribute (neither provider nor provider_endpoint, ...)
+    ("22P02", "profile"): 20047,  # attributes that are not JSON
+    ("55000", "profile"): 20046,  # already in the desired status
+    ("2201B", "profile"): 12726,  # list(): an invalid regular expression
     # --- topic: conversation
+    # Oracle raises ORA-20050 for every refusal of its conversation procedures: a malformed
+    # id, an unknown one, a bad attribute (a title over 128 characters ...).
+    ("22P02", "conversation"): 20050,
+    ("42704", "conversation"): 20050,
+    ("22023", "conversation"): 20050,
+    ("22004", "conversation"): 20050,
     # --- topic: credential (Oracle's DBMS_CLOUD numbers; credential.py gives Oracle's texts
     #     for the name checks it makes itself)
     ("42710", "credential"): 20022,  # credential already exists
@@ -176,7 +188,12 @@ ORA_CODES: dict[tuple[str, str | None], int] = {
     ("42704", "acl.revoke"): 1927,   # cannot REVOKE privileges you did not grant
     # --- topic: vector_index
     # --- topic: feedback
+    ("42704", "feedback"): 20000,  # no matching SQL statement or feedback record
+    ("22023", "feedback"): 20000,
+    # sql_id and sql_text both given: Oracle cannot resolve the call (PL/SQL error)
+    ("22023", "feedback.ambiguous_statement"): 6550,
     # --- topic: synthetic_data
+    ("22023", "synthetic_data"): 20000,  # "Invalid value for priority", "record_count cannot ..."
 }
 
 UNMAPPED = 20000

@@ -24,11 +24,13 @@ mapping is listed in docs/select-ai-client.md.
   ``GRANT|REVOKE <role> TO|FROM u`` -> the same for that role; ``u`` may be a bind (``:user``);
 - data dictionary (``_DICTIONARY``): ``DBA_USERS``/``ALL_USERS`` over the login roles,
   ``USER_CREDENTIALS``/``ALL_CREDENTIALS`` over the extension's credentials (and those usable
-  through a shared profile), ``DBA_HOST_ACES`` over its host ACEs; user names shown as Oracle
+  through a shared profile), ``DBA_HOST_ACES`` over its host ACEs, ``USER_CLOUD_AI_PROFILES``
+  and ``USER_CLOUD_AI_PROFILE_ATTRIBUTES`` over the extension's views; user names shown as Oracle
   shows them (upper case for a role named in lower case);
 - ``SYS_CONTEXT('USERENV', ...)``: CURRENT_SCHEMA, CURRENT_USER, SESSION_USER, DB_NAME,
   SERVICE_NAME (the database), INSTANCE_NAME (cluster_name, else the database), SID, ... from
-  the session (``_USERENV``).
+  the session (``_USERENV``);
+- ``SELECT AI [action] prompt`` becomes ``dbms_cloud_ai.select_ai``: see ``_select_ai_steps``.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ def translate(statement: str, binds=None) -> list[Step]:
     users = _user_steps(text, binds)
     if users is not None:
         return users
+    select_ai = _SELECT_AI.match(text)
+    if select_ai:
+        return _select_ai_steps(select_ai["rest"])
     sql, params = _bind(_rewrite(text), binds)
     ddl = bool(_DDL.match(text))
     return [Step(sql, params, commit_before=ddl, commit_after=ddl)]
@@ -84,6 +89,28 @@ def call(name: str, parameters=None, keyword_parameters=None) -> tuple[str, dict
     if not re.fullmatch(r"[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*)*", name):
         raise database_error(6550, f"invalid procedure name {name!r}")
     return f"SELECT {name}({', '.join(args)})", binds
+
+
+# --- SELECT AI ------------------------------------------------------------------------------
+
+# Oracle's SELECT AI [action] prompt statement: the extension's select_ai() takes what
+# follows SELECT AI and logs it as Oracle's statement text (so its SQL_ID is Oracle's).
+# Oracle's V$MAPPED_SQL shows a statement to every session at once, whatever the
+# transaction; here the log is a table, so the step commits for FEEDBACK by SQL_ID from
+# another connection to find it.
+_SELECT_AI = re.compile(r"^select\s+ai\s+(?P<rest>\S.*)$", re.I | re.S)
+
+# runsql and narrate run the generated query, which the extension refuses without a finite
+# statement_timeout; Oracle has no such rule, so the transaction gets one when it has none.
+_ENSURE_STATEMENT_TIMEOUT = (
+    "SELECT pg_catalog.set_config('statement_timeout', '300s', true)"
+    " WHERE pg_catalog.current_setting('statement_timeout') = '0'")
+
+
+def _select_ai_steps(rest: str) -> list[Step]:
+    return [Step(_ENSURE_STATEMENT_TIMEOUT),
+            Step("SELECT dbms_cloud_ai.select_ai(%(statement)s)", {"statement": rest},
+                 commit_after=True)]
 
 
 # --- rewrites -------------------------------------------------------------------------------
@@ -152,6 +179,13 @@ _DICTIONARY = {
                        "NULL, NULL, NULL, NULL "
                        "FROM dbms_cloud_ai.all_cloud_ai_profile_attributes a "
                        "WHERE a.attribute_name = 'credential_name' AND a.owner <> current_user",
+    # USER_CLOUD_AI_PROFILES and their attributes: the extension's views of the same names
+    # (Oracle's public synonyms; status already ENABLED / DISABLED).
+    "user_cloud_ai_profiles": "SELECT p.profile_id, p.profile_name, p.status, p.description, "
+                              "p.created, p.last_modified FROM dbms_cloud_ai.user_cloud_ai_profiles p",
+    "user_cloud_ai_profile_attributes": "SELECT a.profile_id, a.profile_name, a.attribute_name, "
+                                        "a.attribute_value "
+                                        "FROM dbms_cloud_ai.user_cloud_ai_profile_attributes a",
     # DBA_HOST_ACES: the extension's host ACEs, privileges in Oracle's upper case.
     "dba_host_aces": "SELECT a.host, a.lower_port, a.upper_port, "
                      + _ORACLE_NAME_SQL.format("a.principal_name") + " AS principal, "
