@@ -131,6 +131,11 @@ TABLES = {t.name: t for t in (
                   "on conflict do nothing"),
           access={USERS: SHARED_READ,
                   "ai_admin": ("rows", "ok", "n/a", "rows", "n/a", "rows")}),
+    Table('dbms_cloud_ai._admin_endpoint', role_column=None, probe_column="url",
+          insert=("insert into dbms_cloud_ai._admin_endpoint (setting, url) "
+                  "values ('oci_genai_endpoint', 'http://127.0.0.1:9') on conflict do nothing"),
+          access={USERS: SHARED_READ,
+                  "ai_admin": ("rows", "ok", "n/a", "rows", "n/a", "rows")}),
     Table('dbms_cloud_ai._data_access', role_column=None, probe_column="enabled",
           insert=("insert into dbms_cloud_ai._data_access (enabled) values (true) "
                   "on conflict do nothing"),

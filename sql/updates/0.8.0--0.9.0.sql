@@ -32,5 +32,8 @@ update dbms_cloud_ai._vector_index
 alter table dbms_cloud_ai._host_ace drop constraint _host_ace_privilege_check,
     add constraint _host_ace_privilege_check
         check (privilege in ('http', 'http_proxy', 'connect', 'resolve', 'smtp', 'jdwp'));
+-- (Each public function is a wrapper over its PL/Python body "_py_<name>": build.py.)
 drop function dbms_cloud_ai.append_host_ace(text, text, integer, integer);
+drop function dbms_cloud_ai._py_append_host_ace(text, text, integer, integer);
 drop function dbms_cloud_ai.remove_host_ace(text, text, integer, integer);
+drop function dbms_cloud_ai._py_remove_host_ace(text, text, integer, integer);

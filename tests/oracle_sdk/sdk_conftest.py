@@ -81,3 +81,32 @@ def sharing_user(test_env, setup_test_user):
            "connect_params": {**test_env.connect_params(), "user": username, "password": password}}
     with _admin(test_env) as admin:
         _drop_user(admin, role)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def suite_schema(test_env, setup_test_user):
+    """The tables of the suite's tests/create_schema.py, in the test user's schema.
+
+    Oracle's suite expects them to exist (its runs start from a schema that script made);
+    the generate, feedback and synthetic-data tests name ``people`` and ``gymnast``.  The
+    script itself cannot run here (its INSERTs bind ``: 1``, with a space), so its DDL goes
+    through the client's Oracle dialect and its rows are inserted as they are.
+    """
+    import create_schema  # the suite's own file, unchanged
+    from select_ai import oracle_sql
+
+    with psycopg.connect(test_env.connect_string, user=test_env.test_user.lower(),
+                         password=test_env.test_user_password, autocommit=True) as c:
+        for table in ("gymnast", "people", "director", "movie", "actor"):
+            c.execute(sql.SQL("drop table if exists {} cascade").format(sql.Identifier(table)))
+        for ddl in (create_schema.CREATE_PEOPLE_DDL, create_schema.CREATE_GYMNAST_DDL,
+                    create_schema.CREATE_DIRECTOR_DDL, create_schema.CREATE_MOVIE_DDL,
+                    create_schema.CREATE_ACTOR_DDL):
+            (step,) = oracle_sql.translate(ddl)
+            c.execute(step.sql)
+        with c.cursor() as cur:
+            cur.executemany("insert into people (id, name, age, height, hometown)"
+                            " values (%s, %s, %s, %s, %s)", create_schema.PEOPLE_DATA)
+            cur.executemany("insert into gymnast (id, floor_ex_points, rings_points,"
+                            " parallel_bars_points, horizontal_bar_points, total_points)"
+                            " values (%s, %s, %s, %s, %s, %s)", create_schema.GYMNAST_DATA)

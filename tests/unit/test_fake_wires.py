@@ -38,6 +38,7 @@ ADAPTERS = {
     "cohere": ({}, "cohere", "cohere-embed"),
     "google": ({}, "google", "google-embed"),
     "huggingface": ({}, "openai", None),
+    "oci": ({}, "openai", "openai-embeddings"),          # routed to an OpenAI-compatible server
     "openai-compatible": ({"model": "llama3.2"}, "openai", "openai-embeddings"),
 }
 ENDPOINTS = ["http://127.0.0.1:9", "http://127.0.0.1:9/v1", "http://127.0.0.1:9/v2",

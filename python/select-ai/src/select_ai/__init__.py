@@ -5,12 +5,6 @@ Code written for Oracle's SDK runs unchanged apart from ``connect``/``create_poo
 """
 
 from . import db, errors
-
-# --- area C: credentials, privileges, network access
-# --- area A1: profiles, providers, actions, feedback, synthetic data
-from .action import Action
-from .async_profile import AsyncProfile
-from .base_profile import BaseProfile, ProfileAttributes
 from .db import (
     async_connect,
     async_cursor,
@@ -24,24 +18,10 @@ from .db import (
     is_connected,
 )
 from .errors import *  # noqa: F403
-from .feedback import FeedbackOperation, FeedbackType
-from .profile import Profile
-from .provider import (
-    AnthropicProvider,
-    AWSProvider,
-    AzureProvider,
-    CohereProvider,
-    GoogleProvider,
-    HuggingFaceProvider,
-    OCIGenAIProvider,
-    OpenAIProvider,
-    Provider,
-)
-from .summary import SummaryParams
-from .synthetic_data import SyntheticDataAttributes, SyntheticDataParams
 from .version import __version__ as __version__
 
 # --- area C: credentials, privileges, network access
+# isort: split
 from .credential import (
     async_create_credential,
     async_delete_credential,
@@ -68,8 +48,28 @@ from .privilege import (
 )
 
 # --- area A1: profiles, providers, actions, feedback, synthetic data
+# isort: split
+from .action import Action
+from .async_profile import AsyncProfile
+from .base_profile import BaseProfile, ProfileAttributes
+from .feedback import FeedbackOperation, FeedbackType
+from .profile import Profile
+from .provider import (
+    AnthropicProvider,
+    AWSProvider,
+    AzureProvider,
+    CohereProvider,
+    GoogleProvider,
+    HuggingFaceProvider,
+    OCIGenAIProvider,
+    OpenAIProvider,
+    Provider,
+)
+from .summary import SummaryParams
+from .synthetic_data import SyntheticDataAttributes, SyntheticDataParams
 
 # --- area A2: conversations
+# isort: split
 from .conversation import (
     AsyncConversation,
     Conversation,

@@ -148,6 +148,24 @@ def convert_json_rows_to_df(result) -> pandas.DataFrame:
     return pandas.DataFrame(rows)
 
 
+def oracle_prompt_text(result):
+    """showprompt's messages in Oracle's shape: each content a list of TEXT parts, in
+    Oracle's JSON layout ("key" : value).  The extension gives each content as a string;
+    an element that is not such a message (the note on tables left out) is kept as it is."""
+    try:
+        messages = json.loads(result)
+    except (TypeError, json.JSONDecodeError):
+        return result
+    if not isinstance(messages, list):
+        return result
+    shaped = [
+        {**m, "content": [{"type": "TEXT", "text": m["content"]}]}
+        if isinstance(m, dict) and isinstance(m.get("content"), str) else m
+        for m in messages
+    ]
+    return json.dumps(shaped, indent=2, separators=(",", " : "), ensure_ascii=False)
+
+
 def validate_params_for_feedback(
     feedback_type: FeedbackType | None,
     feedback_content: str | None,
@@ -405,6 +423,8 @@ class BaseProfile:
         result = yield from self._plan_generate_text(prompt, action, params, attributes)
         if action is None or Action(action) == Action.RUNSQL:
             return convert_json_rows_to_df(result)
+        if Action(action) == Action.SHOWPROMPT:
+            return oracle_prompt_text(result)
         return result
 
     @staticmethod

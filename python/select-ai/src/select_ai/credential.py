@@ -59,16 +59,14 @@ def _wrong_arguments(procedure: str) -> oracledb.DatabaseError:
                                 f"arguments in call to '{procedure}'")
 
 
-def _check_keys(credential: Mapping) -> dict:
-    """The credential with lower-case keys; ValueError for a key neither form has (as the SDK)."""
+def _lower_keys(credential: Mapping) -> dict:
+    """The credential with lower-case keys; ValueError for a key neither form has, raised
+    before any connection is used, as by the SDK."""
     keys = {}
     for key, value in credential.items():
         if key.lower() not in _KEYS:
             raise ValueError(f"Invalid key {key} for credential object")
         keys[key.lower()] = value
-    given = set(keys)
-    if not any(required <= given <= required | optional for required, optional in _FORMS):
-        raise _wrong_arguments("CREATE_CREDENTIAL")
     return keys
 
 
@@ -100,8 +98,10 @@ def _drop_sql(credential_name: str) -> Sql:
                {"n": credential_name}, topic="credential")
 
 
-def _plan_create(credential: Mapping, replace: bool):
-    keys = _check_keys(credential)
+def _plan_create(keys: dict, replace: bool):
+    given = set(keys)
+    if not any(required <= given <= required | optional for required, optional in _FORMS):
+        raise _wrong_arguments("CREATE_CREDENTIAL")
     stored_name(keys["credential_name"])
     try:
         yield _create_sql(keys)
@@ -130,8 +130,8 @@ def _grantee(user_or_role_name) -> str:
     return db.role_name(user_or_role_name.strip())
 
 
-def _plan_check_access(credential_name: str, user_or_role_name: str):
-    name, role = stored_name(credential_name), _grantee(user_or_role_name)
+def _plan_check_access(credential_name: str, user_or_role_name: str, role: str):
+    name = stored_name(credential_name)
     if (yield Sql("select 1 from dbms_cloud.user_credentials where credential_name = %(n)s",
                   {"n": name}, fetch="value")) is None:
         raise database_error(942, "table or view does not exist")
@@ -140,14 +140,19 @@ def _plan_check_access(credential_name: str, user_or_role_name: str):
         raise database_error(1917, f"user or role '{user_or_role_name.strip()}' does not exist")
 
 
+def _access(credential_name, user_or_role_name):
+    """The plan of grant/revoke_credential_access, the grantee's name checked first."""
+    return _plan_check_access(credential_name, user_or_role_name, _grantee(user_or_role_name))
+
+
 def create_credential(credential: Mapping, replace: bool = False, public_synonym: bool = False):
     """Create a credential; with replace, drop and re-create one of the same name."""
-    return run(_plan_create(credential, replace))
+    return run(_plan_create(_lower_keys(credential), replace))
 
 
 async def async_create_credential(credential: Mapping, replace: bool = False,
                                   public_synonym: bool = False):
-    return await arun(_plan_create(credential, replace))
+    return await arun(_plan_create(_lower_keys(credential), replace))
 
 
 def delete_credential(credential_name: str, force: bool = False, public_synonym: bool = False):
@@ -161,16 +166,16 @@ async def async_delete_credential(credential_name: str, force: bool = False,
 
 
 def grant_credential_access(credential_name: str, user_or_role_name: str) -> None:
-    return run(_plan_check_access(credential_name, user_or_role_name))
+    return run(_access(credential_name, user_or_role_name))
 
 
 async def async_grant_credential_access(credential_name: str, user_or_role_name: str) -> None:
-    return await arun(_plan_check_access(credential_name, user_or_role_name))
+    return await arun(_access(credential_name, user_or_role_name))
 
 
 def revoke_credential_access(credential_name: str, user_or_role_name: str) -> None:
-    return run(_plan_check_access(credential_name, user_or_role_name))
+    return run(_access(credential_name, user_or_role_name))
 
 
 async def async_revoke_credential_access(credential_name: str, user_or_role_name: str) -> None:
-    return await arun(_plan_check_access(credential_name, user_or_role_name))
+    return await arun(_access(credential_name, user_or_role_name))

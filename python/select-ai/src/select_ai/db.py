@@ -94,6 +94,22 @@ def _open(params: dict) -> psycopg.Connection:
         raise _connect_error(exc) from exc
 
 
+def open_connection(user: str, password: str, dsn: str, *args, **kwargs) -> Connection:
+    """A connection of the caller's own, as ``oracledb.connect`` returns one (closed at the
+    end of ``with``), apart from select_ai's per-thread connection and pools."""
+    return Connection(_open(_params(user, password, dsn, kwargs)), owned=True)
+
+
+async def async_open_connection(user: str, password: str, dsn: str, *args,
+                                **kwargs) -> AsyncConnection:
+    """The async twin of open_connection (``oracledb.connect_async``)."""
+    try:
+        pg = await psycopg.AsyncConnection.connect(**_params(user, password, dsn, kwargs))
+    except psycopg.Error as exc:
+        raise _connect_error(exc) from exc
+    return AsyncConnection(pg, owned=True)
+
+
 def connect(user: str, password: str, dsn: str, *args, **kwargs) -> None:
     """Open this thread's standalone connection (closing one it had)."""
     disconnect()

@@ -9,6 +9,7 @@ Oracle's value shapes (character values also answer ``read()`` as LOBs do).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,12 +33,22 @@ class Text(str):
         return str(self)
 
 
-def _value(v: Any) -> Any:
-    return Text(v) if type(v) is str else v
+class AsyncText(Text):
+    """A character value of an async cursor: it reads like an oracledb AsyncLOB (awaited)."""
+
+    async def read(self, offset: int = 1, amount: int | None = None) -> str:
+        return Text.read(self, offset, amount)
+
+    async def size(self) -> int:
+        return len(self)
 
 
-def _row(row):
-    return None if row is None else tuple(_value(v) for v in row)
+def _value(v: Any, text=Text) -> Any:
+    return text(v) if type(v) is str else v
+
+
+def _row(row, text=Text):
+    return None if row is None else tuple(_value(v, text) for v in row)
 
 
 class Var:
@@ -157,6 +168,35 @@ class _CursorBase:
         self.close()
 
 
+# Oracle undoes a failed statement alone and keeps the transaction usable; PostgreSQL aborts
+# the whole transaction.  A savepoint around each statement gives Oracle's behaviour (a
+# statement that commits, or whose errors are swallowed, needs none).
+_SAVEPOINT = "SAVEPOINT select_ai_statement"
+_RELEASE = "RELEASE SAVEPOINT select_ai_statement"
+_ROLLBACK_TO = "ROLLBACK TO SAVEPOINT select_ai_statement"
+
+
+# Oracle's reads take no locks; PostgreSQL's hold theirs until the transaction ends, so a
+# script's cursor that only read would block another session's DDL (drop_profile dropping
+# a view the cursor read).  A transaction that has written nothing ends after each read.
+_NOTHING_WRITTEN = "SELECT pg_catalog.txid_current_if_assigned() IS NULL"
+
+
+_LOCKING = re.compile(r"\bfor\s+(?:no\s+key\s+)?(?:update|share|key\s+share)\b")
+
+
+def _is_read(step) -> bool:
+    """A query that neither locks rows nor sets a setting for the transaction."""
+    text = step.sql.lstrip().lower() if isinstance(step.sql, str) else ""
+    return (text.startswith(("select", "with")) and not _LOCKING.search(text)
+            and "set_config" not in text)
+
+
+def _statement_savepoint(pg, step) -> bool:
+    ends_transaction = isinstance(step.sql, str) and step.sql.upper() in ("COMMIT", "ROLLBACK")
+    return not (pg.autocommit or step.commit_after or step.swallow or ends_transaction)
+
+
 class Cursor(_CursorBase):
     def execute(self, statement: str, parameters=None, **keyword_parameters):
         steps = oracle_sql.translate(statement, _binds(parameters, keyword_parameters))
@@ -165,21 +205,31 @@ class Cursor(_CursorBase):
         for step in steps:
             if step.commit_before:
                 pg.commit()
+            savepoint = _statement_savepoint(pg, step)
             try:
                 with pg.cursor() as cur:
+                    if savepoint:
+                        cur.execute(_SAVEPOINT)
                     if step.swallow:
                         with pg.transaction():
                             cur.execute(step.sql, step.params)
                     else:
                         cur.execute(step.sql, step.params)
                     self._take(cur)
+                    if savepoint:
+                        cur.execute(_RELEASE)
             except psycopg.Error as exc:
                 if "*" in step.swallow or exc.sqlstate in step.swallow:
                     continue
                 if step.commit_after:
                     pg.rollback()
+                elif savepoint:
+                    pg.execute(_ROLLBACK_TO)
                 raise from_postgres(exc, step.topic) from None
             if step.commit_after:
+                pg.commit()
+            elif savepoint and _is_read(step) and \
+                    pg.execute(_NOTHING_WRITTEN).fetchone()[0]:
                 pg.commit()
         return self if self.description is not None else None
 
@@ -206,8 +256,11 @@ class AsyncCursor(_CursorBase):
         for step in steps:
             if step.commit_before:
                 await pg.commit()
+            savepoint = _statement_savepoint(pg, step)
             try:
                 async with pg.cursor() as cur:
+                    if savepoint:
+                        await cur.execute(_SAVEPOINT)
                     if step.swallow:
                         async with pg.transaction():
                             await cur.execute(step.sql, step.params)
@@ -217,15 +270,22 @@ class AsyncCursor(_CursorBase):
                         self.description = [(d.name.upper(), d.type_code, d.display_size,
                                              d.internal_size, d.precision, d.scale, True)
                                             for d in cur.description]
-                        self._rows = [_row(r) for r in await cur.fetchall()]
+                        self._rows = [_row(r, AsyncText) for r in await cur.fetchall()]
                     self.rowcount = cur.rowcount
+                    if savepoint:
+                        await cur.execute(_RELEASE)
             except psycopg.Error as exc:
                 if "*" in step.swallow or exc.sqlstate in step.swallow:
                     continue
                 if step.commit_after:
                     await pg.rollback()
+                elif savepoint:
+                    await pg.execute(_ROLLBACK_TO)
                 raise from_postgres(exc, step.topic) from None
             if step.commit_after:
+                await pg.commit()
+            elif savepoint and _is_read(step) and \
+                    (await (await pg.execute(_NOTHING_WRITTEN)).fetchone())[0]:
                 await pg.commit()
         return self if self.description is not None else None
 
@@ -244,6 +304,12 @@ class AsyncCursor(_CursorBase):
         row = self.fetchone()
         return None if row is None else row[0]
 
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        self.close()
+
     async def fetchone(self):
         return _CursorBase.fetchone(self)
 
@@ -255,10 +321,13 @@ class AsyncCursor(_CursorBase):
 
 
 class Connection:
-    """oracledb.Connection's surface over a psycopg connection (``.pg``)."""
+    """oracledb.Connection's surface over a psycopg connection (``.pg``).  ``owned``: the
+    caller's own connection (db.open_connection), closed at the end of ``with`` as
+    oracledb's; select_ai's shared ones stay open."""
 
-    def __init__(self, pg: psycopg.Connection):
+    def __init__(self, pg: psycopg.Connection, owned: bool = False):
         self.pg = pg
+        self.owned = owned
         self.output = None  # DBMS_OUTPUT lines (oracle_cursor._Output), made on first use
 
     def cursor(self) -> Cursor:
@@ -286,12 +355,14 @@ class Connection:
         return self
 
     def __exit__(self, *exc):
-        return None
+        if self.owned:
+            self.pg.close()
 
 
 class AsyncConnection:
-    def __init__(self, pg: psycopg.AsyncConnection):
+    def __init__(self, pg: psycopg.AsyncConnection, owned: bool = False):
         self.pg = pg
+        self.owned = owned
         self.output = None  # DBMS_OUTPUT lines (oracle_cursor._Output), made on first use
 
     def cursor(self) -> AsyncCursor:
@@ -314,3 +385,10 @@ class AsyncConnection:
 
     def is_healthy(self) -> bool:
         return not self.pg.closed and not self.pg.broken
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        if self.owned:
+            await self.pg.close()

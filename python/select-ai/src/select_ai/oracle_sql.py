@@ -13,7 +13,23 @@ mapping is listed in docs/select-ai-client.md.
   ``SELECT`` of the function of the same name and commits (the packages commit), ``EXECUTE
   IMMEDIATE '...'`` runs its text, ``NULL`` does nothing, and ``EXCEPTION WHEN OTHERS THEN
   NULL`` makes each statement's error ignored;
-- users: see ``_user_steps``;
+- users and grants (``_user_steps``): a user is a login role with a schema of its name;
+  an unquoted name is the role's in lower case, a quoted one as written:
+  ``CREATE USER u IDENTIFIED BY "pw"`` -> ``CREATE ROLE u LOGIN PASSWORD`` and
+  ``CREATE SCHEMA u AUTHORIZATION u``; ``DROP USER u [CASCADE]`` -> ends u's sessions,
+  ``DROP OWNED BY u CASCADE``, ``DROP ROLE u`` and the extension's ``drop_role_data('u')``;
+  ``GRANT <system privilege>, ... TO u`` (CREATE SESSION, CREATE TABLE, UNLIMITED TABLESPACE,
+  CREATE PUBLIC SYNONYM, ...) -> nothing, the role has what they give; ``GRANT|REVOKE EXECUTE ON
+  DBMS_CLOUD[_AI|_AI_AGENT|_PIPELINE] TO|FROM u`` -> membership in ``dbms_cloud_ai_user``;
+  ``GRANT|REVOKE <role> TO|FROM u`` -> the same for that role; ``u`` may be a bind (``:user``);
+- data dictionary (``_DICTIONARY``): ``DBA_USERS``/``ALL_USERS`` over the login roles,
+  ``USER_CREDENTIALS``/``ALL_CREDENTIALS`` over the extension's credentials (and those usable
+  through a shared profile), ``DBA_HOST_ACES`` over its host ACEs, ``USER_CLOUD_AI_PROFILES``
+  and ``USER_CLOUD_AI_PROFILE_ATTRIBUTES`` over the extension's views; user names shown as Oracle
+  shows them (upper case for a role named in lower case);
+- ``SYS_CONTEXT('USERENV', ...)``: CURRENT_SCHEMA, CURRENT_USER, SESSION_USER, DB_NAME,
+  SERVICE_NAME (the database), INSTANCE_NAME (cluster_name, else the database), SID, ... from
+  the session (``_USERENV``);
 - ``SELECT AI [action] prompt`` becomes ``dbms_cloud_ai.select_ai``: see ``_select_ai_steps``.
 """
 
@@ -51,7 +67,7 @@ def translate(statement: str, binds=None) -> list[Step]:
     if head in ("commit", "rollback") and text.lower() in ("commit", "rollback", "commit work",
                                                           "rollback work"):
         return [Step(head.upper())]
-    users = _user_steps(text)
+    users = _user_steps(text, binds)
     if users is not None:
         return users
     select_ai = _SELECT_AI.match(text)
@@ -80,6 +96,9 @@ def call(name: str, parameters=None, keyword_parameters=None) -> tuple[str, dict
 
 # Oracle's SELECT AI [action] prompt statement: the extension's select_ai() takes what
 # follows SELECT AI and logs it as Oracle's statement text (so its SQL_ID is Oracle's).
+# Oracle's V$MAPPED_SQL shows a statement to every session at once, whatever the
+# transaction; here the log is a table, so the step commits for FEEDBACK by SQL_ID from
+# another connection to find it.
 _SELECT_AI = re.compile(r"^select\s+ai\s+(?P<rest>\S.*)$", re.I | re.S)
 
 # runsql and narrate run the generated query, which the extension refuses without a finite
@@ -91,7 +110,8 @@ _ENSURE_STATEMENT_TIMEOUT = (
 
 def _select_ai_steps(rest: str) -> list[Step]:
     return [Step(_ENSURE_STATEMENT_TIMEOUT),
-            Step("SELECT dbms_cloud_ai.select_ai(%(statement)s)", {"statement": rest})]
+            Step("SELECT dbms_cloud_ai.select_ai(%(statement)s)", {"statement": rest},
+                 commit_after=True)]
 
 
 # --- rewrites -------------------------------------------------------------------------------
@@ -153,6 +173,31 @@ _DICTIONARY = {
     "all_users": "SELECT " + _ORACLE_NAME_SQL.format("r.rolname::text") + " AS username, "
                  "r.oid::bigint AS user_id, NULL::timestamptz AS created "
                  "FROM pg_catalog.pg_roles r WHERE r.rolcanlogin",
+    # USER_CREDENTIALS: the caller's credentials, ENABLED as Oracle's 'TRUE' / 'FALSE'.
+    "user_credentials": "SELECT c.credential_name, c.username, NULL::text AS windows_domain, "
+                        "NULL::text AS comments, CASE WHEN c.enabled THEN 'TRUE' ELSE 'FALSE' END "
+                        "AS enabled FROM dbms_cloud.user_credentials c",
+    # ALL_CREDENTIALS: the caller's credentials, and those the caller can use through a profile
+    # shared with it (the extension's only way to use another role's credential); of those the
+    # owner and name show, never more (docs/reference/profile-sharing.md).
+    "all_credentials": "SELECT " + _ORACLE_NAME_SQL.format("current_user::text") + " AS owner, "
+                       "c.credential_name, c.username, NULL::text AS windows_domain, "
+                       "NULL::text AS comments, CASE WHEN c.enabled THEN 'TRUE' ELSE 'FALSE' END "
+                       "AS enabled FROM dbms_cloud.user_credentials c UNION "
+                       "SELECT " + _ORACLE_NAME_SQL.format("a.owner") + ", "
+                       "CASE WHEN pg_catalog.btrim(a.attribute_value) ~ '^\".+\"$' "
+                       "THEN pg_catalog.btrim(pg_catalog.btrim(a.attribute_value), '\"') "
+                       "ELSE pg_catalog.upper(pg_catalog.btrim(a.attribute_value)) END, "
+                       "NULL, NULL, NULL, NULL "
+                       "FROM dbms_cloud_ai.all_cloud_ai_profile_attributes a "
+                       "WHERE a.attribute_name = 'credential_name' AND a.owner <> current_user",
+    # USER_CLOUD_AI_PROFILES and their attributes: the extension's views of the same names
+    # (Oracle's public synonyms; status already ENABLED / DISABLED).
+    "user_cloud_ai_profiles": "SELECT p.profile_id, p.profile_name, p.status, p.description, "
+                              "p.created, p.last_modified FROM dbms_cloud_ai.user_cloud_ai_profiles p",
+    "user_cloud_ai_profile_attributes": "SELECT a.profile_id, a.profile_name, a.attribute_name, "
+                                        "a.attribute_value "
+                                        "FROM dbms_cloud_ai.user_cloud_ai_profile_attributes a",
     # DBA_HOST_ACES: the extension's host ACEs, privileges in Oracle's upper case.
     "dba_host_aces": "SELECT a.host, a.lower_port, a.upper_port, "
                      + _ORACLE_NAME_SQL.format("a.principal_name") + " AS principal, "
@@ -161,13 +206,14 @@ _DICTIONARY = {
                      "a.created AS start_date, NULL::timestamptz AS end_date "
                      "FROM dbms_cloud_ai.dba_host_aces a",
 }
-_DICTIONARY_NAME = re.compile(r"(?<![\w.$])(?:sys\.)?(" + "|".join(_DICTIONARY) + r")\b(?![.$])",
-                              re.I)
+# Only where a query reads them (after FROM or JOIN): a table of the user's own may share a name.
+_DICTIONARY_NAME = re.compile(r"\b(from|join)(\s+)(?:sys\.)?(" + "|".join(_DICTIONARY)
+                              + r")\b(?![.$])", re.I)
 
 
 def _dictionary_view(m: re.Match) -> str:
-    name = m.group(1).lower()
-    return f"({_DICTIONARY[name]}) AS {name}"
+    name = m.group(3).lower()
+    return f"{m.group(1)}{m.group(2)}({_DICTIONARY[name]}) AS {name}"
 
 
 # SYS_CONTEXT('USERENV', ...): the parameters scripts ask for, from PostgreSQL's session.
@@ -374,8 +420,40 @@ def _role(name: str) -> str:
     return name[1:-1] if name.startswith('"') else name.lower()
 
 
-def _user_steps(text: str) -> list[Step] | None:
-    """CREATE USER / DROP USER / GRANT <system privilege> as PostgreSQL roles.
+# GRANT / REVOKE of the extension's packages, or of a role, to a user named or bound (:user).
+# Oracle's EXECUTE on DBMS_CLOUD, DBMS_CLOUD_AI, DBMS_CLOUD_AI_AGENT or DBMS_CLOUD_PIPELINE is
+# membership in dbms_cloud_ai_user here, the role holding EXECUTE on the extension's functions.
+_PACKAGE = r"(?:(?:sys|c##cloud\$service)\.)?dbms_cloud(?:_ai|_ai_agent|_pipeline)?"
+_GRANT_ROLE = re.compile(
+    r"^(?P<verb>grant|revoke)\s+(?:execute\s+on\s+(?P<package>" + _PACKAGE + r")|(?P<role>[a-z_]\w*))"
+    r"\s+(?:to|from)\s+(?P<name>\"[^\"]+\"|:?\w+)\s*$", re.I)
+USER_ROLE = "dbms_cloud_ai_user"
+
+
+def _grantee(name: str, binds) -> str:
+    if not name.startswith(":"):
+        return _role(name)
+    key = {k.lower(): k for k in binds}.get(name[1:].lower()) if isinstance(binds, dict) else None
+    if key is None:
+        raise database_error(1008, f"not all variables bound: {name}")
+    value = str(binds[key]).strip()
+    return value[1:-1] if value.startswith('"') and value.endswith('"') else value.lower()
+
+
+def _role_grant(text: str, binds) -> list[Step] | None:
+    m = _GRANT_ROLE.match(text)
+    if m is None or (m["role"] and m["role"].lower() in ("execute", "select", "create", "drop")):
+        return None
+    role = USER_ROLE if m["package"] else _role(m["role"])
+    grant = m["verb"].lower() == "grant"
+    statement = pgsql.SQL("GRANT {} TO {}" if grant else "REVOKE {} FROM {}")
+    return [Step(statement.format(pgsql.Identifier(role),
+                                  pgsql.Identifier(_grantee(m["name"], binds))),
+                 commit_before=True, commit_after=True)]
+
+
+def _user_steps(text: str, binds=None) -> list[Step] | None:
+    """CREATE USER / DROP USER / GRANT as PostgreSQL roles (the list: the module docstring).
 
     A user is a login role with a schema of its own name (PostgreSQL's default search_path
     starts with "$user", so its tables land there, as in Oracle).  Oracle's system privileges
@@ -407,4 +485,4 @@ def _user_steps(text: str) -> list[Step] | None:
         privs = {" ".join(p.lower().split()) for p in m["privs"].split(",")}
         if privs <= _SYSTEM_PRIVILEGES:
             return []
-    return None
+    return _role_grant(text, binds)

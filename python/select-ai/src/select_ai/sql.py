@@ -20,7 +20,7 @@ DISABLE_AI_PROFILE_DOMAIN_FOR_USER = (
 _PROFILE_OWNER_IS = "pg_catalog.upper(owner) = pg_catalog.upper(coalesce(%(owner)s, current_user::text))"
 
 GET_PROFILE = (
-    "select profile_name, description, owner from dbms_cloud_ai.all_cloud_ai_profiles"
+    "select profile_name, description, pg_catalog.upper(owner) from dbms_cloud_ai.all_cloud_ai_profiles"
     " where profile_name = %(profile_name)s and " + _PROFILE_OWNER_IS
 )
 
@@ -31,7 +31,7 @@ GET_PROFILE_ATTRIBUTES = (
 
 # Oracle's REGEXP_LIKE(..., 'i'): a case-insensitive POSIX match.
 LIST_PROFILES = (
-    "select profile_name, description, owner from dbms_cloud_ai.all_cloud_ai_profiles"
+    "select profile_name, description, pg_catalog.upper(owner) from dbms_cloud_ai.all_cloud_ai_profiles"
     " where profile_name ~* %(pattern)s and " + _PROFILE_OWNER_IS + " order by profile_name"
 )
 
