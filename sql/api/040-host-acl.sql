@@ -2,26 +2,30 @@
 
 create function dbms_cloud_ai.append_host_ace(host text, principal_name text default 'PUBLIC',
                                               lower_port integer default null,
-                                              upper_port integer default null)
+                                              upper_port integer default null,
+                                              privilege text default 'http')
 returns void language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
 as $python$
     #BOOTSTRAP
-    return GD["dbms_cloud_ai"].sqlapi.append_host_ace(plpy, host, principal_name, lower_port, upper_port)
+    return GD["dbms_cloud_ai"].sqlapi.append_host_ace(plpy, host, principal_name, lower_port, upper_port,
+                                                   privilege)
 $python$;
-comment on function dbms_cloud_ai.append_host_ace(text, text, integer, integer) is
-'Allow a role (or PUBLIC) to reach a host: name, IP address or *.domain, optionally a port range';
+comment on function dbms_cloud_ai.append_host_ace(text, text, integer, integer, text) is
+'Allow a role (or PUBLIC) to reach a host: name, IP address or *.domain, optionally a port range; privilege is Oracle''s (http or connect let requests through)';
 
 create function dbms_cloud_ai.remove_host_ace(host text, principal_name text default 'PUBLIC',
                                               lower_port integer default null,
-                                              upper_port integer default null)
+                                              upper_port integer default null,
+                                              privilege text default 'http')
 returns void language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp
 as $python$
     #BOOTSTRAP
-    return GD["dbms_cloud_ai"].sqlapi.remove_host_ace(plpy, host, principal_name, lower_port, upper_port)
+    return GD["dbms_cloud_ai"].sqlapi.remove_host_ace(plpy, host, principal_name, lower_port, upper_port,
+                                                   privilege)
 $python$;
-comment on function dbms_cloud_ai.remove_host_ace(text, text, integer, integer) is
+comment on function dbms_cloud_ai.remove_host_ace(text, text, integer, integer, text) is
 'Remove a host ACE added with append_host_ace';
 
 create view dbms_cloud_ai.user_host_aces with (security_invoker = true) as

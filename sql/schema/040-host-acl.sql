@@ -5,7 +5,8 @@ create table dbms_cloud_ai._host_ace
 , lower_port     integer check (lower_port between 1 and 65535)
 , upper_port     integer check (upper_port between 1 and 65535)
 , principal_name text not null
-, privilege      text not null default 'http' check (privilege = 'http')
+, privilege      text not null default 'http'
+                 check (privilege in ('http', 'http_proxy', 'connect', 'resolve', 'smtp', 'jdwp'))
 , created        timestamptz not null default pg_catalog.now()
 , created_by     name not null default dbms_cloud_ai._caller()
 );

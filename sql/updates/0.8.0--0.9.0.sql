@@ -35,3 +35,14 @@ update dbms_cloud_ai._vector_index i
         from pg_catalog.jsonb_each(i.attributes) a)
  where i.attributes operator(pg_catalog.?|) array['profile_name', 'credential_name',
                                                   'object_storage_credential_name'];
+
+-- Host ACEs keep Oracle's privilege names (connect, smtp, ...); append_host_ace and
+-- remove_host_ace take a privilege, so their old signatures go.
+alter table dbms_cloud_ai._host_ace drop constraint _host_ace_privilege_check,
+    add constraint _host_ace_privilege_check
+        check (privilege in ('http', 'http_proxy', 'connect', 'resolve', 'smtp', 'jdwp'));
+-- (Each public function is a wrapper over its PL/Python body "_py_<name>": build.py.)
+drop function dbms_cloud_ai.append_host_ace(text, text, integer, integer);
+drop function dbms_cloud_ai._py_append_host_ace(text, text, integer, integer);
+drop function dbms_cloud_ai.remove_host_ace(text, text, integer, integer);
+drop function dbms_cloud_ai._py_remove_host_ace(text, text, integer, integer);

@@ -86,6 +86,27 @@ def test_append_is_idempotent_and_remove_revokes(db, alice, fake):
     assert len(fake.requests) == 1
 
 
+def test_privileges_are_oracles_and_only_http_or_connect_let_requests_through(db, alice, fake):
+    make_profile(alice, fake)
+    for privilege in ("smtp", "resolve"):
+        db.admin.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'alice', privilege => %s)",
+                         (privilege,))
+    with raises("42501"):
+        generate(alice, "q")
+    db.admin.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'alice', privilege => ' CONNECT ')")
+    fake.script(Answer("through"))
+    assert generate(alice, "q") == "through"
+    rows = db.admin.execute("select privilege from dbms_cloud_ai.dba_host_aces order by 1").fetchall()
+    assert rows == [("connect",), ("resolve",), ("smtp",)]
+    db.admin.execute("select dbms_cloud_ai.remove_host_ace('127.0.0.1', 'alice', privilege => 'connect')")
+    with raises("42501"):
+        generate(alice, "q")
+    with raises("22023"):
+        db.admin.execute("select dbms_cloud_ai.append_host_ace('x.com', 'alice', privilege => 'ftp')")
+    with raises("22004"):
+        db.admin.execute("select dbms_cloud_ai.append_host_ace('x.com', 'alice', privilege => null)")
+
+
 def test_well_known_hosts_need_https(alice, fake):
     alice.execute("select dbms_cloud.create_credential('c', 'u', 'k')")
     alice.execute("""select dbms_cloud_ai.create_profile('p', '{"provider": "openai", "credential_name": "c",

@@ -4,6 +4,10 @@ HTTPS to the providers' own API hosts is allowed out of the box.  Every other
 destination (a custom endpoint, a local Ollama, loopback, private addresses,
 plain http) needs a host ACE that an administrator granted to the calling role,
 one of its groups, or PUBLIC.
+
+An ACE carries one of Oracle's host privileges (http, http_proxy, connect,
+resolve, smtp, jdwp); only ``http`` and ``connect`` (which Oracle grants for
+every protocol, HTTP included) let a request through here.
 """
 
 from __future__ import annotations
@@ -15,6 +19,10 @@ from urllib.parse import urlsplit
 from . import db, role_binding
 from .errors import InsufficientPrivilege, InvalidParameter, NullValue, UndefinedObject
 from .providers import WELL_KNOWN_HOSTS, WELL_KNOWN_SUFFIXES
+
+PRIVILEGES = ("http", "http_proxy", "connect", "resolve", "smtp", "jdwp")
+# The privileges that let the extension's HTTP requests through (SQL text: a literal list).
+EGRESS_SQL = "privilege in ('http', 'connect')"
 
 _HOST = re.compile(r"(\*|(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)\Z")
 
@@ -64,6 +72,16 @@ def _ports(lower_port, upper_port):
     return lower_port, upper_port
 
 
+def normalize_privilege(privilege):
+    if privilege is None:
+        raise NullValue("privilege must not be NULL", hint="Pass 'http' (the default) or 'connect'.")
+    p = privilege.strip().lower()
+    if p not in PRIVILEGES:
+        raise InvalidParameter(f"unknown host privilege {privilege!r}",
+                               hint=f"Pass one of Oracle's host privileges: {', '.join(PRIVILEGES)}.")
+    return p
+
+
 def principal(plpy, principal_name):
     if principal_name is None or principal_name.strip().upper() == "PUBLIC":
         return "PUBLIC"
@@ -74,29 +92,33 @@ def principal(plpy, principal_name):
     return principal_name
 
 
-def append_ace(plpy, host, principal_name, lower_port, upper_port):
+def append_ace(plpy, host, principal_name, lower_port, upper_port, privilege="http"):
     require_admin(plpy, "dbms_cloud_ai.append_host_ace")
     h = normalize_host(host)
     lo, hi = _ports(lower_port, upper_port)
+    priv = normalize_privilege(privilege)
     who = principal(plpy, principal_name)
     role_binding.bind_principal(plpy, who)
     db.query(plpy, """
-        insert into dbms_cloud_ai._host_ace (host, lower_port, upper_port, principal_name)
-        select $1, $2, $3, $4 where not exists (
+        insert into dbms_cloud_ai._host_ace (host, lower_port, upper_port, principal_name, privilege)
+        select $1, $2, $3, $4, $5 where not exists (
             select 1 from dbms_cloud_ai._host_ace where host = $1 and principal_name = $4
-               and lower_port is not distinct from $2 and upper_port is not distinct from $3)""",
-             ("text", "int4", "int4", "text"), (h, lo, hi, who))
+               and lower_port is not distinct from $2 and upper_port is not distinct from $3
+               and privilege = $5)""",
+             ("text", "int4", "int4", "text", "text"), (h, lo, hi, who, priv))
 
 
-def remove_ace(plpy, host, principal_name, lower_port, upper_port):
+def remove_ace(plpy, host, principal_name, lower_port, upper_port, privilege="http"):
     require_admin(plpy, "dbms_cloud_ai.remove_host_ace")
     h = normalize_host(host)
     lo, hi = _ports(lower_port, upper_port)
+    priv = normalize_privilege(privilege)
     who = principal(plpy, principal_name) if principal_name is not None else "PUBLIC"
     db.query(plpy, """
         delete from dbms_cloud_ai._host_ace where host = $1 and principal_name = $4
-           and lower_port is not distinct from $2 and upper_port is not distinct from $3""",
-             ("text", "int4", "int4", "text"), (h, lo, hi, who))
+           and lower_port is not distinct from $2 and upper_port is not distinct from $3
+           and privilege = $5""",
+             ("text", "int4", "int4", "text", "text"), (h, lo, hi, who, priv))
 
 
 def _matches(pattern: str, host: str) -> bool:
@@ -122,7 +144,8 @@ def check_egress(plpy, url: str, aces: list | None = None) -> None:
     # Row-level security returns only the ACEs granted to this role, its groups, or PUBLIC.
     if aces is None:
         aces = [(r["host"], r["lower_port"], r["upper_port"]) for r in
-                db.query(plpy, "select host, lower_port, upper_port from dbms_cloud_ai._host_ace")]
+                db.query(plpy, "select host, lower_port, upper_port from dbms_cloud_ai._host_ace "
+                                 f"where {EGRESS_SQL}")]
     for ace_host, lower, upper in aces:
         if _matches(ace_host, host) and (lower is None or lower <= port <= upper):
             return

@@ -48,8 +48,11 @@ def normalize(raw: str | None, kind: str) -> str:
 
 def feedback_store_view(profile_name: str) -> str | None:
     """Oracle's <PROFILE>_FEEDBACK_VECINDEX$VECTAB as PostgreSQL spells an
-    unquoted name (lower case; a profile name of mixed case as it is); None
-    when longer than PostgreSQL's 63 bytes (it would be cut)."""
+    unquoted name (lower case; a profile name of mixed case as it is), cut to
+    PostgreSQL's 63 bytes as PostgreSQL cuts the name in a query: Oracle's
+    names run longer (its SDK's test profiles have 43 characters and more), and
+    the cut name is what ``select ... from <PROFILE>_FEEDBACK_VECINDEX$VECTAB``
+    reads."""
     base = profile_name.lower() if profile_name == profile_name.upper() else profile_name
-    name = base + "_feedback_vecindex$vectab"
-    return name if len(name.encode()) <= 63 else None
+    name = (base + "_feedback_vecindex$vectab").encode()[:63]
+    return name.decode(errors="ignore")  # a character cut in two is left out, as PostgreSQL does

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from . import attributes, credentials, db, names, role_binding, sharing, writer
+from . import acl, attributes, credentials, db, names, role_binding, sharing, writer
 from .conversations import store as conversations
 from .errors import DuplicateObject, InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
 from .model import timing
@@ -204,7 +204,7 @@ _CALL = f"""
            (select b.binding_id::text from dbms_cloud_ai._role_binding b
              where b.role_name = current_user) as binding,
            (select pg_catalog.json_agg(pg_catalog.json_build_array(a.host, a.lower_port, a.upper_port))
-              from dbms_cloud_ai._host_ace a)::text as aces,
+              from dbms_cloud_ai._host_ace a where a.{acl.EGRESS_SQL})::text as aces,
            pg_catalog.current_setting('{conversations.SESSION_GUC}', true) as conv,
            current_user::text as who,
            (select pg_catalog.json_object_agg(b.principal, b.daily_tokens)

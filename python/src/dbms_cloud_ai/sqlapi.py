@@ -143,13 +143,13 @@ def profile_attribute_names(plpy):
 
 
 @sql_entry
-def append_host_ace(plpy, host, principal_name, lower_port, upper_port):
-    acl.append_ace(plpy, host, principal_name, lower_port, upper_port)
+def append_host_ace(plpy, host, principal_name, lower_port, upper_port, privilege="http"):
+    acl.append_ace(plpy, host, principal_name, lower_port, upper_port, privilege)
 
 
 @sql_entry
-def remove_host_ace(plpy, host, principal_name, lower_port, upper_port):
-    acl.remove_ace(plpy, host, principal_name, lower_port, upper_port)
+def remove_host_ace(plpy, host, principal_name, lower_port, upper_port, privilege="http"):
+    acl.remove_ace(plpy, host, principal_name, lower_port, upper_port, privilege)
 
 
 # --- dbms_cloud_ai: generate -----------------------------------------------------

@@ -42,7 +42,7 @@ def parse_id(raw, what="conversation id", hint=_HINT_CREATE) -> str:
         raise NullValue(f"{what} must not be NULL", hint=hint)
     text = str(raw).strip()
     if not _ID.match(text):
-        raise InvalidId(f"invalid value for {what}",
+        raise InvalidId(f"Invalid value for {what}",
                         detail=f"{text[:60]!r} is not a 36-character id such as "
                                "40D1E4B2-8E1B-10C4-E063-1A5B000A677D.",
                         hint=hint)
@@ -279,7 +279,7 @@ def for_call(plpy, params: dict, attrs: dict, profile_name: str,
     else:
         cid = session_id
         if cid is not None and not _ID.match(cid):
-            raise InvalidId("invalid value for conversation id",
+            raise InvalidId("Invalid value for conversation id",
                             detail="The setting dbms_cloud_ai.conversation_id holds a malformed id.",
                             hint="Call dbms_cloud_ai.clear_conversation_id() or set_conversation_id().")
     if cid is not None:
