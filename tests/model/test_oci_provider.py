@@ -98,3 +98,20 @@ def test_only_administrators_set_the_endpoint(db, alice, llm):
     assert alice.execute("select count(*) from dbms_cloud_ai._admin_endpoint").fetchone()[0] == 0
     with raises("42501"):
         alice.execute("delete from dbms_cloud_ai._admin_endpoint")
+
+
+def test_embeddings_go_to_the_routed_endpoint_with_oracles_default_model(db, alice, llm):
+    create_oci_credential(alice)
+    oci_profile(alice, "EMB")
+    alice.execute("create table handbook (id int primary key, body text)")
+    alice.execute("insert into handbook values (1, 'The cafeteria opens at eight.')")
+    index = json.dumps({"location": "table:alice.handbook(id, body)", "profile_name": "EMB"})
+    with raises("0A000") as e:           # no endpoint yet: refused at the refresh, naming the profile
+        alice.execute("select dbms_cloud_ai.create_vector_index('DOCS', %s)", (index,))
+    assert "EMB" in str(e["error"])
+    db.admin.execute("select dbms_cloud_ai.set_oci_genai_endpoint(%s)", (llm.url,))
+    alice.execute("select dbms_cloud_ai.create_vector_index('DOCS', %s)", (index,))
+    (req,) = llm.embedding_requests
+    assert req.path == "/v1/embeddings"
+    assert req.json["model"] == "cohere.embed-english-v3.0"
+    assert "authorization" not in req.headers

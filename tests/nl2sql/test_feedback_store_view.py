@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from helpers import make_profile, raises
-from nl2sql.test_feedback import COUNT_SHOWN, CORRECT_SQL, Q_COUNT, feedback, showsql
+from nl2sql.test_feedback import CORRECT_SQL, COUNT_SHOWN, Q_COUNT, feedback, showsql
 from nl2sql_fixtures import people  # noqa: F401 - fixture
 
 VIEW = "p1_feedback_vecindex$vectab"

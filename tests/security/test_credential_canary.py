@@ -152,6 +152,22 @@ def drive(db, llm, run: Run, log: str | None):
     llm.script(Answer("fine"), Answer("fine too"))
     assert alice.execute("select dbms_cloud_ai.generate('q', 'P', 'chat')").fetchone()[0] == "fine"
     assert alice.execute("select dbms_cloud_ai.generate('q', 'A', 'chat')").fetchone()[0] == "fine too"
+    # An OCI API-key credential whose private key is the canary (never sent anywhere).
+    oci = "select dbms_cloud.create_credential(%s, user_ocid => %s, tenancy_ocid => 't', " \
+          "private_key => %s, fingerprint => 'f'{})"
+    alice.execute(oci.format(""), ("OCI_CANARY", run.username, k))
+    _expect(run, alice, "22023", oci.format(", password => %s"), ("OCI2", run.username, k, k))
+    _expect(run, alice, "42710", oci.format(""), ("OCI_CANARY", run.username, k))
+    alice.execute("select dbms_cloud.update_credential('OCI_CANARY', 'private_key', %s)", (k,))
+    _expect(run, alice, "22023", "select dbms_cloud.update_credential('OCI_CANARY', 'password', %s)",
+            (k,))
+    alice.execute("select dbms_cloud_ai.create_profile('OCIP', %s)", (json.dumps(
+        {"provider": "oci", "credential_name": "OCI_CANARY", "provider_endpoint": llm.url}),))
+    alice.execute("select dbms_cloud_ai.create_profile('OPENAI_OCI', %s)", (json.dumps(
+        {"provider": "openai", "credential_name": "OCI_CANARY", "provider_endpoint": llm.url}),))
+    llm.script(Answer("oci fine"))
+    assert alice.execute("select dbms_cloud_ai.generate('q', 'OCIP', 'chat')").fetchone()[0] == "oci fine"
+    _expect(run, alice, "22023", "select dbms_cloud_ai.generate('q', 'OPENAI_OCI', 'chat')")
     # The other roles, by name: nothing to find, nothing that differs from "missing".
     for role in ("bob", "ai_admin"):
         other = db.connect(role)

@@ -763,10 +763,15 @@ class Step:
 D, C = "dbms_cloud_ai", "dbms_cloud"
 STEPS = [
     # the first write binds alice's name to her role (issue 14, class 3)
-    Step((f"{C}.create_credential(text,text,text)", f"{D}._bind_role()"),
+    Step((f"{C}.create_credential(text,text,text,text,text,text,text)", f"{D}._bind_role()"),
          f"select {C}.create_credential('CRED', 'user', '{API_KEY}')"),
-    Step(f"{C}.create_credential(text,text,text)",
+    Step(f"{C}.create_credential(text,text,text,text,text,text,text)",
          f"select {C}.create_credential('CRED2', 'user', '{API_KEY}')"),
+    Step(f"{C}.create_credential(text,text,text,text,text,text,text)",
+         f"select {C}.create_credential('OCI', user_ocid => 'ocid1.user', "
+         "tenancy_ocid => 'ocid1.tenancy', private_key => 'key', fingerprint => 'fp')"),
+    Step(f"{C}.update_credential(text,text,text)",
+         f"select {C}.update_credential('OCI', 'private_key', 'key2')"),
     Step(f"{C}.update_credential(text,text,text)",
          f"select {C}.update_credential('CRED2', 'password', '{API_KEY}')"),
     Step(f"{C}.disable_credential(text)", f"select {C}.disable_credential('CRED2')"),
@@ -795,7 +800,8 @@ STEPS = [
     Step(f"{D}.clear_profile()", f"select {D}.clear_profile()"),
     Step(f"{D}._profile_attribute_names()",
          f"select * from {D}._profile_attribute_names() order by 1"),
-    Step(f"{D}.drop_profile(text,boolean)", f"select {D}.drop_profile('P2', true)"),
+    Step((f"{D}.drop_profile(text,boolean)", f"{D}._feedback_vectab_drop(text,text)"),
+         f"select {D}.drop_profile('P2', true)"),
     Step(f"{D}.create_conversation(jsonb)",
          f"""select {D}.create_conversation('{{"title": "one"}}'::jsonb)""", save="cid"),
     Step(f"{D}.create_conversation(text)", f"select {D}.create_conversation()", save="cid2"),
@@ -827,7 +833,8 @@ STEPS = [
     Step(f"{D}.clear_conversation_id()", f"select {D}.clear_conversation_id()"),
     Step(f"{D}.select_ai(text,text[])", f"select {D}.set_profile('P'), {D}.select_ai('chat hello')"),
     Step(f"{D}.sql_id(text)", f"select {D}.sql_id('select 1')"),
-    Step(f"{D}.feedback(text,text,text,text,text,text,text,text[])",
+    Step((f"{D}.feedback(text,text,text,text,text,text,text,text[])",
+          f"{D}._feedback_vectab_create(text,text,text)"),
          f"select {D}.feedback('P', sql_text => 'select ai showsql how many rows', "
          "feedback_type => 'negative', response => 'select 1', feedback_content => 'wrong')"),
     Step(f"{D}.export_negative_feedback(text,boolean)",
@@ -902,6 +909,8 @@ STEPS = [
     Step(f"{D}.summarize_usage(integer)", f"select {D}.summarize_usage(1) >= 0", ADMIN),
     Step(f"{D}.set_token_budget(text,bigint)", f"select {D}.set_token_budget('alice', 1000000)", ADMIN),
     Step(f"{D}.set_max_wait(double precision)", f"select {D}.set_max_wait(300)", ADMIN),
+    Step(f"{D}.set_oci_genai_endpoint(text)",
+         f"select {D}.set_oci_genai_endpoint('http://127.0.0.1:9/v1')", ADMIN),
     Step(f"{D}.disable_data_access()", f"select {D}.disable_data_access()", ADMIN),
     Step(f"{D}.data_access_enabled()", f"select not {D}.data_access_enabled()"),
     Step(f"{D}.enable_data_access()", f"select {D}.enable_data_access()", ADMIN),

@@ -68,6 +68,7 @@ def seed(db, llm) -> dict:
     adm.execute("select dbms_cloud_ai.append_host_ace('analysts.example', 'analysts')")
     adm.execute("select dbms_cloud_ai.set_model_price('openai', 'gpt-x', 1, 2)")
     adm.execute("select dbms_cloud_ai.set_max_wait(300)")
+    adm.execute("select dbms_cloud_ai.set_oci_genai_endpoint('http://127.0.0.1:9/v1')")
     adm.execute("select dbms_cloud_ai.enable_data_access()")
     for r in ROLES:
         conn = conns[r]

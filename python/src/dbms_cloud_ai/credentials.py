@@ -47,10 +47,10 @@ def _kind(username, password, oci: dict) -> str:
     if not given:
         return PASSWORD
     if username is not None or password is not None:
+        both = [k for k, v in (("username", username), ("password", password)) if v is not None]
         raise InvalidParameter(
             "a credential is either a username and password or an OCI API signing key, not both",
-            detail=f"Given: {', '.join(['username'] * (username is not None) + ['password'] * (password is not None) + given)}.",
-            hint=_HINT_KINDS)
+            detail=f"Given: {', '.join(both + given)}.", hint=_HINT_KINDS)
     missing = [k for k in OCI_ATTRIBUTES if oci[k] is None]
     if missing:
         raise NullValue(f"an OCI API-key credential needs {', '.join(missing)}", hint=_HINT_KINDS)

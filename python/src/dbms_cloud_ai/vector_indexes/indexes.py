@@ -13,6 +13,7 @@ import json
 
 from .. import attributes, db, jsontext, sharing, writer
 from ..errors import DuplicateObject, InvalidParameter, UndefinedObject
+from ..model import embeddings
 from . import keep, options, schedule, sources
 
 _HINT_CREATE = "Create it with dbms_cloud_ai.create_vector_index(index_name, attributes)."
@@ -38,16 +39,17 @@ def _own(plpy, index_name, missing_ok: bool = False) -> dict | None:
 
 def _check_profile(plpy, attrs: dict, fn: str) -> None:
     """The owner's own profile, with an embedding_model."""
-    row = db.one(plpy, "select attributes->>'embedding_model' as model from dbms_cloud_ai._profile "
+    row = db.one(plpy, "select attributes->>'embedding_model' as model, attributes->>'provider' "
+                       "as provider from dbms_cloud_ai._profile "
                        "where owner = current_user and profile_name = $1",
-                 ("text",), (attrs["profile_name"],))
+                 ("text",), (options.profile(attrs),))
     if row is None:
-        raise UndefinedObject(f'profile "{attrs["profile_name"]}" of vector index attribute '
+        raise UndefinedObject(f'profile "{options.profile(attrs)}" of vector index attribute '
                               "profile_name does not exist",
                               hint="Name one of your profiles: dbms_cloud_ai.create_profile().")
-    if not row["model"]:
+    if not row["model"] and not embeddings.model_of({"provider": row["provider"]}):
         raise InvalidParameter(
-            f'vector index attribute profile_name: profile "{attrs["profile_name"]}" has no '
+            f'vector index attribute profile_name: profile "{options.profile(attrs)}" has no '
             "embedding_model",
             hint="Set it with dbms_cloud_ai.set_attribute(profile_name, 'embedding_model', ...), "
                  f"then call dbms_cloud_ai.{fn}() again.")

@@ -59,10 +59,14 @@ def parse_value(name: str, v, fn: str):
                 raise _bad(name, "must not be an empty list", fn)
             return [sources.parse(_text(name, x, fn), fn).text for x in v]
         return sources.parse(_text(name, v, fn), fn).text
+    # Names are kept as given, as Oracle shows them (a quoted one with its quotes),
+    # and resolved where they are used (profile(), credentials.api_key).
     if name in ("credential_name", "object_storage_credential_name"):
-        return names.normalize(_text(name, v, fn), "credential")
+        names.normalize(_text(name, v, fn), "credential")
+        return _text(name, v, fn)
     if name == "profile_name":
-        return names.normalize(_text(name, v, fn), "profile")
+        names.normalize(_text(name, v, fn), "profile")
+        return _text(name, v, fn)
     if name == "chunk_size":
         return _int(name, v, 32, 32767, fn)
     if name == "chunk_overlap":
@@ -145,6 +149,11 @@ def value(attrs: dict, name: str):
     if name == "chunk_overlap" and name not in attrs:
         return min(DEFAULTS[name], value(attrs, "chunk_size") // 4)
     return attrs.get(name, DEFAULTS.get(name))
+
+
+def profile(attrs: dict) -> str:
+    """The index's profile as stored in _profile (profile_name is kept as given)."""
+    return names.normalize(attrs["profile_name"], "profile")
 
 
 def credential(attrs: dict) -> str | None:
