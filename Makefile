@@ -67,8 +67,8 @@ PYTEST_ARGS ?= -m 'not long and not real'
 # database tests pass), the seconds per test and for the whole run (CI's time is bounded).
 ORACLE_SDK_PORT ?= 54333
 ORACLE_SDK_MIN_PASSED ?= 450
-ORACLE_SDK_TIMEOUT ?= 60
-ORACLE_SDK_BUDGET ?= 900
+ORACLE_SDK_TIMEOUT ?= 30
+ORACLE_SDK_BUDGET ?= 600
 # The test server gets proxy variables pointing at a closed port: every test
 # that reaches the fake LLM proves the extension ignores the server's proxy
 # environment (httpx would otherwise honour it).

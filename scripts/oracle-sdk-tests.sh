@@ -14,7 +14,8 @@
 # tests/oracle_sdk/requirements.txt), ORACLE_SDK_PORT, ORACLE_SDK_MIN_PASSED,
 # ORACLE_SDK_TIMEOUT (seconds per test), ORACLE_SDK_BUDGET (seconds for the whole run),
 # ORACLE_SDK_RECORD=1 (rewrite the expected-failures list and the doc's table from this run),
-# ORACLE_SDK_PYTEST_ARGS (more pytest arguments, e.g. -k or -x), PG_CONFIG (scripts/pg-cluster.sh).
+# ORACLE_SDK_PYTEST_ARGS (more pytest arguments, e.g. -k or -x), ORACLE_SDK_CLIENT (the client's
+# directory; default python/select-ai), PG_CONFIG (scripts/pg-cluster.sh).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,8 +25,9 @@ BASE="$TMPBASE/oracle-sdk"
 VENV="${SDK_VENV:-$ROOT/.venv-oracle-sdk}"
 PORT="${ORACLE_SDK_PORT:-54333}"
 MIN_PASSED="${ORACLE_SDK_MIN_PASSED:-450}"
-TIMEOUT="${ORACLE_SDK_TIMEOUT:-60}"
-BUDGET="${ORACLE_SDK_BUDGET:-900}"
+TIMEOUT="${ORACLE_SDK_TIMEOUT:-30}"
+BUDGET="${ORACLE_SDK_BUDGET:-600}"
+CLIENT="${ORACLE_SDK_CLIENT:-$ROOT/python/select-ai}"
 
 SDIST_NAME=select_ai-1.5.0.tar.gz
 SDIST_SHA256=8f56da73a637b95daaa7c30504fc8133a1e667932ceb9287500f70b3cb5ec1f1
@@ -69,16 +71,17 @@ lay_out_run() {
     cat >"$RUN/pytest.ini" <<EOF
 [pytest]
 testpaths = tests
-addopts = -p no:cacheprovider
+# One line per failure: hundreds may fail while the client grows (ORACLE_SDK_PYTEST_ARGS=--tb=short).
+addopts = -p no:cacheprovider --tb=line
 EOF
 }
 
 install_client() {
-    [ -f "$ROOT/python/select-ai/pyproject.toml" ] ||
-        die "python/select-ai/pyproject.toml is missing: the select_ai client (issue 32, section 1) is not in this checkout, so Oracle's suite has nothing to run against"
-    say "installing the select_ai client from python/select-ai"
-    "$VENV/bin/pip" install -q --disable-pip-version-check -c "$HERE/requirements.txt" "$ROOT/python/select-ai" \
-        || die "pip install python/select-ai failed"
+    [ -f "$CLIENT/pyproject.toml" ] ||
+        die "$CLIENT/pyproject.toml is missing: the select_ai client (issue 32, section 1) is not in this checkout, so Oracle's suite has nothing to run against"
+    say "installing the select_ai client from $CLIENT"
+    "$VENV/bin/pip" install -q --disable-pip-version-check -r "$HERE/requirements.txt" "$CLIENT" \
+        || die "pip install $CLIENT failed"
     (cd "$RUN" && "$VENV/bin/python" -c 'import select_ai, sys; sys.exit(0 if hasattr(select_ai, "create_pool") else 1)') \
         || die "the installed select_ai does not import, or has no create_pool"
 }
