@@ -80,7 +80,12 @@ install_client() {
     [ -f "$CLIENT/pyproject.toml" ] ||
         die "$CLIENT/pyproject.toml is missing: the select_ai client (issue 32, section 1) is not in this checkout, so Oracle's suite has nothing to run against"
     say "installing the select_ai client from $CLIENT"
-    "$VENV/bin/pip" install -q --disable-pip-version-check -r "$HERE/requirements.txt" "$CLIENT" \
+    # Built from a copy: pip builds a local directory in place, and would leave build/ and
+    # *.egg-info in the checkout.
+    rm -rf "$BASE/client"; mkdir -p "$BASE/client"
+    (cd "$CLIENT" && tar --exclude=./build --exclude='*.egg-info' --exclude=__pycache__ -cf - .) \
+        | tar -xf - -C "$BASE/client"
+    "$VENV/bin/pip" install -q --disable-pip-version-check -r "$HERE/requirements.txt" "$BASE/client" \
         || die "pip install $CLIENT failed"
     (cd "$RUN" && "$VENV/bin/python" -c 'import select_ai, sys; sys.exit(0 if hasattr(select_ai, "create_pool") else 1)') \
         || die "the installed select_ai does not import, or has no create_pool"
@@ -118,7 +123,7 @@ start_servers() {
 # placeholders: the oci provider's calls go to the fake model (oci_genai_endpoint), and the
 # extension refuses Object Storage when an index is refreshed.
 export_env() {
-    export PYSAI_TEST_USER=pysai_test_user PYSAI_TEST_USER_PASSWORD=PySai_Test_1aA
+    export PYSAI_TEST_USER=PYSAI_TEST_USER PYSAI_TEST_USER_PASSWORD=PySai_Test_1aA
     export PYSAI_TEST_ADMIN_USER="$ADMIN_USER" PYSAI_TEST_ADMIN_PASSWORD="$ADMIN_PASSWORD"
     export PYSAI_TEST_CONNECT_STRING="host=$CLUSTER/sock port=$PORT dbname=$DBNAME"
     export PYSAI_TEST_OCI_USER_OCID=ocid1.user.oc1..placeholder
@@ -151,7 +156,8 @@ run_suite() {
         "${record[@]}" "${extra[@]}")
 }
 
-ADMIN_USER=pysai_admin ADMIN_PASSWORD=PySai_Admin_1aA
+# Oracle's upper-case user names: the client and our conftest fold them to the roles' names.
+ADMIN_USER=PYSAI_ADMIN ADMIN_PASSWORD=PySai_Admin_1aA
 [ -x "$VENV/bin/python" ] || die "no venv at $VENV (make test-oracle-sdk builds it)"
 fetch_sdist
 lay_out_run

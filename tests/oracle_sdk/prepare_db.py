@@ -43,6 +43,7 @@ def create_database(host: str, port: str, dbname: str) -> None:
 
 
 def prepare(c: psycopg.Connection, admin: str, password: str, llm_url: str) -> None:
+    admin = admin.lower()       # Oracle's user name, folded as the client folds it
     c.execute("create extension dbms_cloud_ai cascade")
     c.execute(sql.SQL("create role {} login superuser password {}").format(
         sql.Identifier(admin), sql.Literal(password)))

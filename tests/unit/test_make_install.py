@@ -277,3 +277,14 @@ def test_the_lock_file_satisfies_pyproject_and_the_test_requirements_agree():
     for name, line in requirement_names((ROOT / "tests" / "requirements.txt").read_text().splitlines()).items():
         if name in pinned:
             assert line == f"{line.split('==')[0]}=={pinned[name]}", (line, pinned[name])
+
+
+def test_the_oracle_sdk_tier_pins_what_make_test_pins():
+    """make test-oracle-sdk's venv (tests/oracle_sdk/requirements.txt) holds the same versions
+    as make test's for the packages both install, and pins every one exactly."""
+    ours = requirement_names((ROOT / "tests" / "requirements.txt").read_text().splitlines())
+    tier = requirement_names((ROOT / "tests" / "oracle_sdk" / "requirements.txt").read_text().splitlines())
+    assert all("==" in line for line in tier.values()), tier
+    for name, line in tier.items():
+        if name in ours and "==" in ours[name]:
+            assert line == ours[name], (line, ours[name])
