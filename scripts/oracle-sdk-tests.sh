@@ -151,7 +151,7 @@ run_suite() {
         --ignore=tests/agents --ignore=tests/a2a --continue-on-collection-errors \
         --timeout "$TIMEOUT" --timeout-method signal \
         --sdk-expected "$HERE/expected_failures.txt" --sdk-min-passed "$MIN_PASSED" \
-        --sdk-budget "$BUDGET" --sdk-table "$BASE/conformance.md" \
+        --sdk-budget "$BUDGET" --sdk-table "$BASE/conformance.md" --sdk-failures "$BASE/failures.txt" \
         --sdk-not-run tests/agents --sdk-not-run tests/a2a \
         "${record[@]}" "${extra[@]}")
 }
@@ -167,6 +167,7 @@ export_env
 status=0
 run_suite || status=$?
 [ "$status" = 124 ] && say "the run outlived its budget of $BUDGET s and was killed"
+[ -f "$BASE/failures.txt" ] && say "what each failing test raised: $BASE/failures.txt; the table: $BASE/conformance.md"
 if [ "$status" != 0 ]; then
     say "failed (status $status); the server's log: $CLUSTER/log/server.log"
     tail -n 20 "$CLUSTER/log/server.log" >&2 || true

@@ -10,6 +10,8 @@ the extension, per test file, and the gate.
 * The gate (the run's exit status): a failure or error not in ``--sdk-expected`` fails the
   run; a test in that list that now passes is printed (trim the list); fewer than
   ``--sdk-min-passed`` passed tests fail the run.
+* ``--sdk-failures`` gets a line per failure or error of the run, ``<node id> # <what was
+  raised>``: the material to classify new entries of the expected list by.
 * ``--sdk-record`` rewrites the expected list from this run (a test keeps its reason, a new one
   is "unclassified") and the table and failure list of ``--sdk-doc``.
 
@@ -49,6 +51,7 @@ def pytest_addoption(parser):
     g.addoption("--sdk-record", action="store_true",
                 help="rewrite --sdk-expected and the table of --sdk-doc from this run")
     g.addoption("--sdk-doc", help="the markdown document whose conformance section --sdk-record rewrites")
+    g.addoption("--sdk-failures", help="write '<node id> # <what was raised>' per failure here")
 
 
 def read_expected(path: pathlib.Path) -> dict[str, str]:
@@ -74,10 +77,19 @@ def count_test_functions(path: pathlib.Path) -> int:
                for n in ast.walk(tree))
 
 
+def what_was_raised(report) -> str:
+    """The first line of the failure's message (the exception and its text), else its last line."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else str(report.longrepr).strip().splitlines()[-1:]
+    text = text if isinstance(text, str) else " ".join(text)
+    return " ".join(text.split())[:300]
+
+
 class Conformance:
     def __init__(self, config):
         self.config = config
         self.outcome: dict[str, str] = {}
+        self.raised: dict[str, str] = {}
         self.started = time.monotonic()
         self.session = None
         self.verdict: list[str] = []
@@ -90,6 +102,7 @@ class Conformance:
     def pytest_collectreport(self, report):
         if report.failed:                      # a file that does not import: one error
             self.outcome[report.nodeid] = "error"
+            self.raised[report.nodeid] = what_was_raised(report)
 
     def pytest_collection_modifyitems(self, items):
         for item in items:
@@ -104,6 +117,8 @@ class Conformance:
         elif report.failed and now != "failed":   # teardown
             now = "error"
         self.outcome[report.nodeid] = now
+        if report.failed:
+            self.raised.setdefault(report.nodeid, what_was_raised(report))
         budget = self.config.getoption("sdk_budget")
         if (report.when == "teardown" and budget and self.session is not None
                 and time.monotonic() - self.started > budget):
@@ -174,6 +189,10 @@ class Conformance:
         table = self.config.getoption("sdk_table")
         if table:
             pathlib.Path(table).write_text(self.table())
+        failures = self.config.getoption("sdk_failures")
+        if failures:
+            pathlib.Path(failures).write_text("".join(
+                f"{n} # {self.raised.get(n, '')}\n" for n in sorted(bad)))
 
     def record_doc(self, doc: pathlib.Path, expected: dict[str, str]) -> None:
         """The conformance section of the doc: date, command, table, failures by reason."""
