@@ -150,7 +150,8 @@ run_suite() {
         -p sdk_conformance \
         --ignore=tests/agents --ignore=tests/a2a --continue-on-collection-errors \
         --timeout "$TIMEOUT" --timeout-method signal \
-        --sdk-expected "$HERE/expected_failures.txt" --sdk-min-passed "$MIN_PASSED" \
+        --sdk-expected "$HERE/expected_failures.txt" --sdk-reasons "$HERE/failure_reasons.txt" \
+        --sdk-min-passed "$MIN_PASSED" \
         --sdk-budget "$BUDGET" --sdk-table "$BASE/conformance.md" --sdk-failures "$BASE/failures.txt" \
         --sdk-not-run tests/agents --sdk-not-run tests/a2a \
         "${record[@]}" "${extra[@]}")

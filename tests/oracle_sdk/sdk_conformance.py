@@ -12,10 +12,12 @@ the extension, per test file, and the gate.
   ``--sdk-min-passed`` passed tests fail the run.
 * ``--sdk-failures`` gets a line per failure or error of the run, ``<node id> # <what was
   raised>``: the material to classify new entries of the expected list by.
-* ``--sdk-record`` rewrites the expected list from this run (a test keeps its reason, a new one
-  is "unclassified") and the table and failure list of ``--sdk-doc``.
+* ``--sdk-record`` rewrites the expected list from this run (a test keeps its reason; a new one
+  takes the reason of the first ``--sdk-reasons`` rule whose pattern is found in what it raised,
+  else "unclassified") and the table and failure list of ``--sdk-doc``.
 
-The expected list has a line per test: ``<node id> # <reason>``.
+The expected list has a line per test: ``<node id> # <reason>``; the rules, a line per rule:
+``<regular expression> # <reason>``.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def pytest_addoption(parser):
     g.addoption("--sdk-record", action="store_true",
                 help="rewrite --sdk-expected and the table of --sdk-doc from this run")
     g.addoption("--sdk-doc", help="the markdown document whose conformance section --sdk-record rewrites")
+    g.addoption("--sdk-reasons", help="rules for new entries: '<regular expression> # <reason>' per line")
     g.addoption("--sdk-failures", help="write '<node id> # <what was raised>' per failure here")
 
 
@@ -64,6 +67,10 @@ def read_expected(path: pathlib.Path) -> dict[str, str]:
         node, _, reason = line.partition(" # ")
         expected[node.strip()] = reason.strip() or UNCLASSIFIED
     return expected
+
+
+def read_rules(path: pathlib.Path) -> list[tuple[re.Pattern, str]]:
+    return [(re.compile(pattern), reason) for pattern, reason in read_expected(path).items()]
 
 
 def write_expected(path: pathlib.Path, expected: dict[str, str]) -> None:
@@ -160,7 +167,8 @@ class Conformance:
         path = self.config.getoption("sdk_expected")
         expected = read_expected(pathlib.Path(path)) if path else {}
         if self.config.getoption("sdk_record") and path:
-            expected = {n: expected.get(n, UNCLASSIFIED) for n in bad}
+            rules = read_rules(pathlib.Path(self.config.getoption("sdk_reasons") or "/nonexistent"))
+            expected = {n: expected.get(n) or self.reason_by_rule(rules, n) for n in bad}
             write_expected(pathlib.Path(path), expected)
             self.verdict.append(f"rewrote {path}: {len(expected)} expected failures")
             doc = self.config.getoption("sdk_doc")
@@ -193,6 +201,10 @@ class Conformance:
         if failures:
             pathlib.Path(failures).write_text("".join(
                 f"{n} # {self.raised.get(n, '')}\n" for n in sorted(bad)))
+
+    def reason_by_rule(self, rules, node: str) -> str:
+        raised = self.raised.get(node, "")
+        return next((reason for pattern, reason in rules if pattern.search(raised)), UNCLASSIFIED)
 
     def record_doc(self, doc: pathlib.Path, expected: dict[str, str]) -> None:
         """The conformance section of the doc: date, command, table, failures by reason."""
