@@ -106,6 +106,10 @@ start_servers() {
     "$ROOT/scripts/pg-cluster.sh" stop "$CLUSTER" >/dev/null 2>&1 || true
     rm -rf "$CLUSTER"
     "$ROOT/scripts/pg-cluster.sh" start "$CLUSTER" "$PORT" >/dev/null
+    # Passwords count, as in Oracle: the suite's roles log in with scram-sha-256 (the suite tests
+    # that a wrong password is refused); postgres, which sets up, stays trusted.  The file is
+    # rewritten in place (its owner kept); prepare_db.py reloads the configuration.
+    printf 'local all postgres trust\nlocal all all scram-sha-256\n' >"$CLUSTER/data/pg_hba.conf"
     rm -f "$BASE/llm.port"
     PYTHONPATH="$ROOT/tools" "$VENV/bin/python" "$ROOT/tools/fake_llm.py" --port 0 \
         --answers "$HERE/answers.json" --port-file "$BASE/llm.port" >"$BASE/llm.log" 2>&1 &

@@ -1,7 +1,8 @@
 """The database Oracle's suite runs in (scripts/oracle-sdk-tests.sh), and the proof that the
 fake model answers.
 
-* the database with the extension;
+* the database with the extension, and the script's pg_hba.conf in force (the suite's roles
+  log in with their passwords);
 * the suite's administrator, PYSAI_TEST_ADMIN_USER: a superuser login role.  Oracle's ADMIN is
   the database's administrator (it creates users and grants privileges), and the suite's
   provider tests run their Select AI calls as that user too; it is also a member of
@@ -74,6 +75,7 @@ def main() -> int:
     create_database(args.host, args.port, args.dbname)
     with psycopg.connect(host=args.host, port=args.port, user="postgres", dbname=args.dbname,
                          autocommit=True) as c:
+        c.execute("select pg_reload_conf()")    # the script's pg_hba.conf: passwords count
         prepare(c, args.admin, args.admin_password, args.llm)
     return 0
 
