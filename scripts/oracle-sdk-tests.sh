@@ -62,7 +62,7 @@ fetch_sdist() {
 # The run directory: Oracle's tests/ as shipped, its root conftest renamed oracle_conftest.py
 # and ours (tests/oracle_sdk/sdk_conftest.py) installed as conftest.py in front of it.
 lay_out_run() {
-    rm -rf "$RUN"; mkdir -p "$RUN"
+    rm -rf "$RUN" "$BASE/failures.txt" "$BASE/conformance.md"; mkdir -p "$RUN"
     tar -xzf "$SDIST" -C "$RUN" --strip-components=1 select_ai-1.5.0/tests
     [ -f "$RUN/tests/conftest.py" ] || die "the sdist has no tests/conftest.py"
     mv "$RUN/tests/conftest.py" "$RUN/tests/oracle_conftest.py"
