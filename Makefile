@@ -14,6 +14,9 @@
 #                  local embedding server and, for the anthropic and google wires, the gateway
 #                  (scripts/local-model.sh, local-embeddings.sh, local-gateway.sh: built and
 #                  cached on first use; see docs/local-model.md)
+#   make test-oracle-sdk  Oracle's select-ai 1.5.0 test suite, unchanged, through our select_ai
+#                  client (python/select-ai) against a throwaway cluster and the fake model; the
+#                  sdist is fetched from PyPI, pinned by sha256 (docs/oracle-sdk-conformance.md)
 #   make lint      ruff (Python) and pgspot (SQL scripts); the first step of make test
 #   make demo      deps, install, key; start a throwaway cluster, load sample data, run the
 #                  psql walk-through (it keeps running)
@@ -42,6 +45,8 @@ PG_CONFIG ?= $(shell scripts/install.sh pg-config)
 DESTDIR   ?=
 PYTHON    ?= python3
 VENV       = .venv
+# make test-oracle-sdk's own venv: Oracle's suite needs oracledb and pandas, make test does not.
+SDK_VENV   = .venv-oracle-sdk
 TMPBASE   ?= /tmp/$(EXTENSION)
 TEST_DIR   = $(TMPBASE)/test
 TEST_PORT ?= 54329
@@ -58,6 +63,12 @@ BENCH_PORT?= 54331
 # The fast tier by default; `make test-long` adds the long tier (pytest marker `long`);
 # `make test-real` runs the real-model tier (marker `real`, tests/real).
 PYTEST_ARGS ?= -m 'not long and not real'
+# make test-oracle-sdk: its cluster's port, the gate (issue 32: at least 450 of Oracle's
+# database tests pass), the seconds per test and for the whole run (CI's time is bounded).
+ORACLE_SDK_PORT ?= 54333
+ORACLE_SDK_MIN_PASSED ?= 450
+ORACLE_SDK_TIMEOUT ?= 30
+ORACLE_SDK_BUDGET ?= 600
 # The test server gets proxy variables pointing at a closed port: every test
 # that reaches the fake LLM proves the extension ignores the server's proxy
 # environment (httpx would otherwise honour it).
@@ -66,7 +77,7 @@ CANARY_PROXY = HTTP_PROXY=$(CANARY) HTTPS_PROXY=$(CANARY) ALL_PROXY=$(CANARY) ht
 
 export PY_LIBDIR PYTHON
 
-.PHONY: all deps install key lock lint test test-long test-real pytest-on-cluster demo demo-stop bench clean venv
+.PHONY: all deps install key lock lint test test-long test-real test-oracle-sdk pytest-on-cluster demo demo-stop bench clean venv
 # Prerequisites run in the order written (deps before install before the cluster).
 .NOTPARALLEL:
 
@@ -93,6 +104,12 @@ $(VENV)/.installed: tests/requirements.txt
 	touch $@
 
 venv: $(VENV)/.installed
+
+$(SDK_VENV)/.installed: tests/oracle_sdk/requirements.txt
+	$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || scripts/deps.sh apt python3-venv
+	$(PYTHON) -m venv $(SDK_VENV)
+	$(SDK_VENV)/bin/pip install -q --disable-pip-version-check -r tests/oracle_sdk/requirements.txt
+	touch $@
 
 lint: venv
 	scripts/lint.sh
@@ -124,6 +141,14 @@ test-real: deps install key venv
 	@[ -n "$$LOCAL_EMBED_URL" ] || scripts/local-embeddings.sh start
 	@[ -n "$$GATEWAY_URL" ] || scripts/local-gateway.sh start
 	$(MAKE) --no-print-directory pytest-on-cluster TEST_DIR=$(TMPBASE)/test-real PYTEST_ARGS="-m real"
+
+# Oracle's own test suite for its SDK (scripts/oracle-sdk-tests.sh): ORACLE_SDK_RECORD=1
+# rewrites tests/oracle_sdk/expected_failures.txt and docs/oracle-sdk-conformance.md's table
+# from the run; ORACLE_SDK_PYTEST_ARGS passes more pytest arguments (-k, -x).
+test-oracle-sdk: deps install key $(SDK_VENV)/.installed
+	TMPBASE='$(TMPBASE)' SDK_VENV='$(CURDIR)/$(SDK_VENV)' ORACLE_SDK_PORT='$(ORACLE_SDK_PORT)' \
+	  ORACLE_SDK_MIN_PASSED='$(ORACLE_SDK_MIN_PASSED)' ORACLE_SDK_TIMEOUT='$(ORACLE_SDK_TIMEOUT)' \
+	  ORACLE_SDK_BUDGET='$(ORACLE_SDK_BUDGET)' scripts/oracle-sdk-tests.sh
 
 # The banner (which model the demo uses) comes first, unless Python is not installed yet.
 demo:
@@ -172,7 +197,7 @@ bench: deps install key venv
 
 clean:
 	rm -f extension/$(EXTENSION)--*.sql
-	rm -rf $(VENV) .lintvenv .pytest_cache
+	rm -rf $(VENV) $(SDK_VENV) .lintvenv .pytest_cache
 
 # Stop what `make demo` left running: the model server (scripted or local), the local
 # embedding server (step 30's vector index) and the cluster; and the gateway `make test-real`

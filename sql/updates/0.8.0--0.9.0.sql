@@ -18,14 +18,23 @@ drop function dbms_cloud._py_create_credential(text, text, text);   -- its body 
 -- The administrator's endpoint for oci profiles (model/oci_route.py).
 -- include schema/014-admin-settings-endpoints.sql
 
--- A vector index's profile_name attribute is kept as written from 0.9.0 on (as Oracle
--- shows it) and normalized where used; 0.8.0 stored the normalized name, which reads
--- back the same only when it is a simple upper-case name: quote the others.
-update dbms_cloud_ai._vector_index
-   set attributes = pg_catalog.jsonb_set(attributes, '{profile_name}',
-                        pg_catalog.to_jsonb('"' operator(pg_catalog.||) (attributes operator(pg_catalog.->>) 'profile_name') operator(pg_catalog.||) '"'))
- where attributes operator(pg_catalog.?) 'profile_name'
-   and (attributes operator(pg_catalog.->>) 'profile_name') operator(pg_catalog.!~) '^[A-Z][A-Z0-9_$#]*$';
+-- A vector index keeps profile_name and its credential names as given, as
+-- Oracle shows them, and resolves them where they are used (vector_indexes/options.py).
+-- 0.8.0 stored them resolved: a name that an unquoted spelling would not give
+-- back (lower or mixed case, other characters) gets its double quotes.
+update dbms_cloud_ai._vector_index i
+   set attributes = (select pg_catalog.jsonb_object_agg(a.key,
+            case when a.key operator(pg_catalog.=) any (array['profile_name', 'credential_name',
+                                                              'object_storage_credential_name'])
+                      and pg_catalog.jsonb_typeof(a.value) operator(pg_catalog.=) 'string'
+                      and (a.value operator(pg_catalog.#>>) '{}')
+                          operator(pg_catalog.!~) '^[A-Z][A-Z0-9_$#]*$'
+                 then pg_catalog.to_jsonb('"' operator(pg_catalog.||) (a.value operator(pg_catalog.#>>) '{}')
+                                          operator(pg_catalog.||) '"')
+                 else a.value end)
+        from pg_catalog.jsonb_each(i.attributes) a)
+ where i.attributes operator(pg_catalog.?|) array['profile_name', 'credential_name',
+                                                  'object_storage_credential_name'];
 
 -- Host ACEs keep Oracle's privilege names (connect, smtp, ...); append_host_ace and
 -- remove_host_ace take a privilege, so their old signatures go.

@@ -143,15 +143,18 @@ def test_make_deps_is_where_system_packages_are_installed():
 
 
 def test_make_test_demo_and_bench_start_from_a_fresh_machine():
-    """.ci/run runs `make test` on a fresh machine: deps, then install, then key."""
+    """.ci/run runs `make test`, `make test-real` and `make test-oracle-sdk` on a fresh machine:
+    deps, then install, then key."""
     rules = MAKEFILE.read_text()
-    for target in ("test", "bench"):
+    for target in ("test", "bench", "test-real", "test-oracle-sdk"):
         prereqs = re.search(rf"^{target}:(.*)$", rules, re.M).group(1).split()
         assert prereqs[:3] == ["deps", "install", "key"], (target, prereqs)
     demo = rules.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
     assert re.search(r"\$\(MAKE\) [^\n]*\bdeps install key\b", demo)
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "make test " in ci and "make test-real" in ci   # the real-model tier runs in CI too
+    # each tier in turn: the fast one, the real-model tier, Oracle's SDK suite (issue 32)
+    assert re.findall(r"^tier (\S+)$", ci, re.M) == ["test", "test-real", "test-oracle-sdk"]
+    assert re.search(r'make "\$1"', ci)
 
 
 @needs_make
@@ -274,3 +277,14 @@ def test_the_lock_file_satisfies_pyproject_and_the_test_requirements_agree():
     for name, line in requirement_names((ROOT / "tests" / "requirements.txt").read_text().splitlines()).items():
         if name in pinned:
             assert line == f"{line.split('==')[0]}=={pinned[name]}", (line, pinned[name])
+
+
+def test_the_oracle_sdk_tier_pins_what_make_test_pins():
+    """make test-oracle-sdk's venv (tests/oracle_sdk/requirements.txt) holds the same versions
+    as make test's for the packages both install, and pins every one exactly."""
+    ours = requirement_names((ROOT / "tests" / "requirements.txt").read_text().splitlines())
+    tier = requirement_names((ROOT / "tests" / "oracle_sdk" / "requirements.txt").read_text().splitlines())
+    assert all("==" in line for line in tier.values()), tier
+    for name, line in tier.items():
+        if name in ours and "==" in ours[name]:
+            assert line == ours[name], (line, ours[name])

@@ -118,3 +118,18 @@ def test_user_cloud_pipelines_shows_the_callers_refreshes(alice, bob, llm):
     assert alice.execute("select last_execution from dbms_cloud.user_cloud_pipelines "
                          "where pipeline_name = 'DOCS$VECPIPELINE'").fetchone()[0] is not None
     assert pipelines(bob) == []
+
+
+def test_names_are_shown_as_given_and_resolved_as_oracle_does(alice, llm):
+    emb_profile(alice, llm, "VECTOR_AI_PROFILE")
+    alice.execute("select dbms_cloud.create_credential('objstore_cred', 'u', 'p')")
+    create(alice, "vidx", location=BUCKET, profile_name="vector_ai_profile",
+           object_storage_credential_name="objstore_cred")
+    a = attrs_of(alice, "VIDX")
+    assert (a["profile_name"], a["object_storage_credential_name"]) == (
+        "vector_ai_profile", "objstore_cred")
+    with raises("42704"):                     # a quoted name is another profile
+        alice.execute("""select dbms_cloud_ai.update_vector_index('vidx', 'profile_name',
+                                                                 '"vector_ai_profile"')""")
+    with raises("22023"):
+        alice.execute("select dbms_cloud_ai.update_vector_index('vidx', 'profile_name', 'a b')")

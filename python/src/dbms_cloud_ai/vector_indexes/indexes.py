@@ -42,14 +42,14 @@ def _check_profile(plpy, attrs: dict, fn: str) -> None:
     row = db.one(plpy, "select attributes->>'embedding_model' as model, attributes->>'provider' "
                        "as provider from dbms_cloud_ai._profile "
                        "where owner = current_user and profile_name = $1",
-                 ("text",), (options.profile_of(attrs),))
+                 ("text",), (options.profile(attrs),))
     if row is None:
-        raise UndefinedObject(f'profile "{options.profile_of(attrs)}" of vector index attribute '
+        raise UndefinedObject(f'profile "{options.profile(attrs)}" of vector index attribute '
                               "profile_name does not exist",
                               hint="Name one of your profiles: dbms_cloud_ai.create_profile().")
     if not row["model"] and not embeddings.model_of({"provider": row["provider"]}):
         raise InvalidParameter(
-            f'vector index attribute profile_name: profile "{options.profile_of(attrs)}" has no '
+            f'vector index attribute profile_name: profile "{options.profile(attrs)}" has no '
             "embedding_model",
             hint="Set it with dbms_cloud_ai.set_attribute(profile_name, 'embedding_model', ...), "
                  f"then call dbms_cloud_ai.{fn}() again.")

@@ -74,7 +74,7 @@ def embedder(plpy, idx: dict, who: str, name: str):
     """The call context of the index's profile, which embeds the question: the
     caller's own profile for its own index; for a shared one the owner's, only
     if shared with the caller (else 42501)."""
-    profile = options.profile_of(idx["attrs"])
+    profile = options.profile(idx["attrs"])
     if idx["owner"] == who:
         return profiles.for_call(plpy, sharing.stored_ref(profile))
     if db.one(plpy, _OWNER_PROFILE, ("text", "text"), (idx["owner"], profile)) is None:

@@ -59,14 +59,14 @@ def parse_value(name: str, v, fn: str):
                 raise _bad(name, "must not be an empty list", fn)
             return [sources.parse(_text(name, x, fn), fn).text for x in v]
         return sources.parse(_text(name, v, fn), fn).text
+    # Names are kept as given, as Oracle shows them (a quoted one with its quotes),
+    # and resolved where they are used (profile(), credentials.api_key).
     if name in ("credential_name", "object_storage_credential_name"):
-        return names.normalize(_text(name, v, fn), "credential")
+        names.normalize(_text(name, v, fn), "credential")
+        return _text(name, v, fn)
     if name == "profile_name":
-        # Kept as written, as Oracle shows it (vector_ai_profile_1, not VECTOR_AI_PROFILE_1);
-        # profile_of() gives the profile's stored name.
-        text = _text(name, v, fn)
-        names.normalize(text, "profile")
-        return text
+        names.normalize(_text(name, v, fn), "profile")
+        return _text(name, v, fn)
     if name == "chunk_size":
         return _int(name, v, 32, 32767, fn)
     if name == "chunk_overlap":
@@ -151,8 +151,8 @@ def value(attrs: dict, name: str):
     return attrs.get(name, DEFAULTS.get(name))
 
 
-def profile_of(attrs: dict) -> str:
-    """The stored name of the index's profile (the attribute is kept as written)."""
+def profile(attrs: dict) -> str:
+    """The index's profile as stored in _profile (profile_name is kept as given)."""
     return names.normalize(attrs["profile_name"], "profile")
 
 

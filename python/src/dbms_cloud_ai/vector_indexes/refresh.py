@@ -77,7 +77,7 @@ def run(plpy, index_name) -> int:
     unreadable = sources.unreadable(idx["index_name"], attrs)
     if unreadable is not None:
         raise unreadable
-    ctx = profiles.for_call(plpy, sharing.stored_ref(options.profile_of(attrs)))
+    ctx = profiles.for_call(plpy, sharing.stored_ref(options.profile(attrs)))
     model = embeddings.model_of(ctx.profile.attrs)
     if not model:
         raise InvalidParameter(
