@@ -4,9 +4,9 @@ The run directory holds the suite's files unchanged, except that its root ``conf
 renamed ``oracle_conftest.py`` and this file takes its place.  Everything it defines (TestEnv,
 the report hook, the connection fixtures ``connect``/``async_connect``, ``cursor``,
 ``oci_credential`` ...) is imported from it unchanged; only the fixtures that create database
-users are replaced (and one name of python-oracledb restored, see below), because they open
-connections with ``oracledb.connect`` straight to an
-Oracle database and run Oracle DDL as ADMIN:
+users are replaced, because they open connections with ``oracledb.connect`` straight to an
+Oracle database and run Oracle DDL as ADMIN, and the suite's connections are pointed at this
+server (see "Connections" below):
 
 - ``setup_test_user``: creates the suite's user as a PostgreSQL login role with a schema of
   its own name, allowed to use the extension (``grant dbms_cloud_ai_user``, what the SDK's
@@ -15,7 +15,17 @@ Oracle database and run Oracle DDL as ADMIN:
 - ``sharing_user``: the same for the second user of the profile-sharing tests, dropped at
   the end.
 
-Both connect with psycopg as the suite's administrator (PYSAI_TEST_ADMIN_USER, a superuser
+- ``suite_schema`` (added): the tables of the suite's create_schema.py, which Oracle's runs
+  create beforehand.
+
+Connections: a few test bodies open a session of their own with ``oracledb.connect(**params)``
+or ``oracledb.connect_async`` (a second user's, or the administrator's), with the suite's
+connection parameters, which name this PostgreSQL server; they get it through the client's
+``select_ai.db.open_connection`` instead of an Oracle listener.  And the suite's report hook
+reads ``oracledb.exceptions``, a name python-oracledb 3.x and later deletes after import: it is
+put back.
+
+The user fixtures connect with psycopg as the suite's administrator (PYSAI_TEST_ADMIN_USER, a superuser
 of the throwaway cluster: Oracle's ADMIN is the database's administrator).
 
 Environment (set by scripts/oracle-sdk-tests.sh): PYSAI_TEST_USER, PYSAI_TEST_USER_PASSWORD,
@@ -30,6 +40,7 @@ import uuid
 import oracledb
 import psycopg
 import pytest
+import select_ai.db
 from oracle_conftest import *  # noqa: F403  (the suite's own fixtures and hooks)
 from oracle_conftest import TestEnv  # noqa: F401  (tests/provider/conftest.py reads it by path)
 from psycopg import sql
@@ -38,6 +49,8 @@ from psycopg import sql
 # python-oracledb (3.x and later) deletes the submodule's name from its namespace after
 # import, so that hook would end the whole run with an INTERNALERROR: put the name back.
 oracledb.exceptions = importlib.import_module("oracledb.exceptions")
+oracledb.connect = select_ai.db.open_connection
+oracledb.connect_async = select_ai.db.async_open_connection
 
 
 def _admin(test_env):

@@ -322,6 +322,25 @@ def test_narrate_answers_from_the_closest_chunks(docs, llm):
     assert src[0][2] > 0
 
 
+def test_a_disabled_index_refuses_its_profiles_queries(docs, llm):
+    """As in Oracle, a profile naming a disabled vector index refuses its SQL actions too
+    (before any model request); enabled again, they run."""
+    index_profile(docs, llm)
+    docs.execute("set statement_timeout = '30s'")
+    docs.execute("select dbms_cloud_ai.disable_vector_index('docs')")
+    llm.reset()
+    for action in ("runsql", "showsql", "explainsql", "narrate"):
+        with raises("55000"):
+            generate(docs, "How many rows are in handbook?", "RAG", action)
+    assert [r for r in llm.requests if r.method == "POST"] == []
+    docs.execute("select dbms_cloud_ai.enable_vector_index('docs')")
+    llm.script(Answer("SELECT count(*) FROM alice.handbook"))
+    assert "count" in generate(docs, "How many rows are in handbook?", "RAG", "showsql").lower()
+    docs.execute("select dbms_cloud_ai.drop_vector_index('docs', force => true)")
+    with raises("42704"):
+        generate(docs, "How many rows are in handbook?", "RAG", "showsql")
+
+
 def test_narrate_without_sources_and_conversation_keeps_no_chunk(docs, llm):
     index_profile(docs, llm)
     cid = docs.execute("select dbms_cloud_ai.create_conversation()").fetchone()[0]

@@ -36,7 +36,15 @@ def _chat(call: Call) -> Answer:
 
 
 def _nl2sql(name):
-    return lazy_function(nl2sql, name)
+    """The NL2SQL action; a profile naming a vector index needs it usable first, as in Oracle,
+    where a disabled index refuses the profile's queries (42704 missing, 55000 disabled)."""
+    action = lazy_function(nl2sql, name)
+
+    def run(call: Call) -> Answer:
+        if call.attrs.get("vector_index_name"):
+            documents.index_of(call.plpy, call.attrs["vector_index_name"])
+        return action(call)
+    return run
 
 
 def _narrate(call: Call) -> Answer:
