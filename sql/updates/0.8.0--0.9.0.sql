@@ -46,3 +46,6 @@ drop function dbms_cloud_ai.append_host_ace(text, text, integer, integer);
 drop function dbms_cloud_ai._py_append_host_ace(text, text, integer, integer);
 drop function dbms_cloud_ai.remove_host_ace(text, text, integer, integer);
 drop function dbms_cloud_ai._py_remove_host_ace(text, text, integer, integer);
+
+-- Select AI Agent (DBMS_CLOUD_AI_AGENT): its schema, the object and team-grant tables.
+-- include schema/130-agents.sql
