@@ -18,6 +18,9 @@ from .memory import recall as memory
 from .model import accounting, budget, detached, oci_route, timing
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
+    from .agents import history as _agent_history
+    from .agents import run as _agents
+    from .agents import team as _agent_team
     from .memory import jobs as memory_jobs
     from .model import usage as _usage
     from .nl2sql import annotations as _annotations
@@ -28,6 +31,9 @@ if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .vector_indexes import indexes as _vector_indexes
     from .vector_indexes import schedule as _vector_schedule
 else:
+    _agents = LazyModule("agents.run")
+    _agent_history = LazyModule("agents.history")
+    _agent_team = LazyModule("agents.team")
     _annotations = LazyModule("nl2sql.annotations")
     _feedback = LazyModule("nl2sql.feedback")
     memory_jobs = LazyModule("memory.jobs")
@@ -509,3 +515,41 @@ def refresh_vector_index_job(plpy, index_name):
 @sql_entry
 def maintain_vector_indexes(plpy, index_name):
     _vector_schedule.maintain(plpy, index_name)
+
+
+# --- dbms_cloud_ai_agent: running teams and tools ---------------------------------
+
+
+@sql_entry
+def agent_run_team(plpy, team_name, user_prompt, params_json, search_path):
+    return _agents.run_team(plpy, team_name, user_prompt, params_json, search_path)
+
+
+@sql_entry
+def agent_run_team_detached(plpy, team_name, user_prompt, params_json, search_path):
+    return (_agents.run_team_detached(plpy, team_name, user_prompt, params_json, search_path),)
+
+
+@sql_entry
+def agent_run_tool(plpy, tool_name, input_text, search_path):
+    return _agents.run_tool(plpy, tool_name, input_text, search_path)
+
+
+@sql_entry
+def agent_set_team(plpy, team_name):
+    _agent_team.set_session(plpy, team_name)
+
+
+@sql_entry
+def agent_get_team(plpy):
+    return _agent_team.get_session(plpy)
+
+
+@sql_entry
+def agent_clear_team(plpy):
+    _agent_team.clear_session(plpy)
+
+
+@sql_entry
+def agent_unsaved(plpy, kind):
+    return _agent_history.unsaved(plpy, db.current_user(plpy), kind)
