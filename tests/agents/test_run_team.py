@@ -10,8 +10,17 @@ import time
 
 import psycopg
 import pytest
-from agent_run_helpers import (create, function_tool, own_schema, rows, run_team, task_history, team,
-                               team_history, tool_history)
+from agent_run_helpers import (
+    create,
+    function_tool,
+    own_schema,
+    rows,
+    run_team,
+    task_history,
+    team,
+    team_history,
+    tool_history,
+)
 from fake_llm import Answer, Hang, ToolCalls, last_user_text, offered_tools, tool_results
 from helpers import make_profile, raises
 

@@ -957,6 +957,11 @@ STEPS = [
     Step(f"{D}.unschedule_conversation_purge()", f"select {D}.unschedule_conversation_purge()", ADMIN),
     Step(f"{D}.schedule_usage_summary(text)", f"select {D}.schedule_usage_summary()", ADMIN),
     Step(f"{D}.unschedule_usage_summary()", f"select {D}.unschedule_usage_summary()", ADMIN),
+    # Select AI Agent run history: failed runs held in memory, a gone run's state
+    Step(f"{D}._agent_unsaved_team_runs()", f"select count(*) from {D}._agent_unsaved_team_runs()"),
+    Step(f"{D}._agent_unsaved_task_runs()", f"select count(*) from {D}._agent_unsaved_task_runs()"),
+    Step(f"{D}._agent_unsaved_tool_runs()", f"select count(*) from {D}._agent_unsaved_tool_runs()"),
+    Step(f"{D}._agent_run_state(text,integer)", f"select {D}._agent_run_state('RUNNING', 0)"),
     Step(f"{D}.schedule_memory_jobs(text,integer)", f"select {D}.schedule_memory_jobs()", ADMIN),
     Step(f"{D}.unschedule_memory_jobs()", f"select {D}.unschedule_memory_jobs()", ADMIN),
 ]
