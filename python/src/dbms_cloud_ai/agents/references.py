@@ -21,10 +21,10 @@ from __future__ import annotations
 import json
 
 from .. import db, sharing
-from ..errors import InsufficientPrivilege, InvalidParameter
+from ..errors import InsufficientPrivilege, InvalidParameter, UndefinedObject
 
 _FUNCTIONS = """
-    select p.oid::regprocedure::text as signature, n.nspname::text as schema,
+    select p.oid::int8 as oid, p.oid::regprocedure::text as signature, n.nspname::text as schema,
            pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
              and pg_catalog.has_schema_privilege(n.oid, 'USAGE') as executable,
            pg_catalog.array_position($2::text[], n.nspname::text) as pos
@@ -43,7 +43,7 @@ def _path(search_path) -> list[str]:
 def resolve_function(plpy, name: str, search_path) -> dict | None:
     """The function ``name`` ("f", "schema.f", quoted parts kept as written)
     resolves to under ``search_path`` (a list of schema names): {signature,
-    schema, executable}, or None when nothing of that name is found.  Overloads
+    schema, executable, oid}, or None when nothing of that name is found.  Overloads
     in the first schema that has the name: 22023 (a tool names one function)."""
     try:
         parts = db.one(plpy, _IDENT, ("text",), (name,))["parts"]
@@ -66,7 +66,7 @@ def resolve_function(plpy, name: str, search_path) -> dict | None:
             f"function name {name!r} is ambiguous",
             detail="Schema " + first[0]["schema"] + " has " + str(len(first)) + " functions of that name.",
             hint="Give the tool's function a name of its own.")
-    return {"signature": first[0]["signature"], "schema": first[0]["schema"],
+    return {"oid": first[0]["oid"], "signature": first[0]["signature"], "schema": first[0]["schema"],
             "executable": first[0]["executable"]}
 
 
@@ -84,6 +84,17 @@ def check_function(plpy, name: str, search_path) -> None:
 _PROFILE = f"""
     select p.attributes::text as attributes from dbms_cloud_ai._profile p
      where p.profile_name = $1 and p.owner = coalesce($2, current_user) and {sharing.USABLE}"""
+
+
+def require_profile(plpy, raw: str) -> None:
+    """42704 unless ``raw`` names an existing profile the caller may use
+    (import_team: the importer names the profile its agents will use)."""
+    ref = sharing.parse(raw)
+    owner = sharing.resolve_owner(plpy, ref) if ref.owner is not None else None
+    if db.one(plpy, _PROFILE, ("text", "text"), (ref.name, owner)) is None:
+        raise UndefinedObject(f'profile "{ref.name}" does not exist',
+                              hint="Create it with dbms_cloud_ai.create_profile(profile_name, "
+                                   "attributes), or name one shared with you as \"OWNER\".\"NAME\".")
 
 
 def check_profile(plpy, raw: str, what: str, needs_vector_index: bool = False) -> None:
