@@ -1,6 +1,5 @@
-"""Teams for the run tests: objects made through the catalog's functions when they
-exist (branch agents-catalog), else written into the table contract as the
-superuser (sql/schema/130-agents.sql)."""
+"""Teams for the run tests (tests/agents/test_run_*.py, tests/real/test_real_agents.py),
+made through the catalog's functions."""
 
 from __future__ import annotations
 
@@ -9,19 +8,9 @@ import json
 from helpers import make_profile
 
 
-def _has_catalog(conn) -> bool:
-    return conn.execute("select to_regprocedure('dbms_cloud_ai_agent.create_tool(text, text, text, text)')"
-                        " is not null").fetchone()[0]
-
-
 def create(db, conn, kind: str, name: str, attrs: dict):
-    if _has_catalog(conn):
-        conn.execute(f"select dbms_cloud_ai_agent.create_{kind.lower()}(%s, %s)", (name, json.dumps(attrs)))
-        return
-    owner = conn.execute("select current_user").fetchone()[0]
-    db.admin.execute("insert into dbms_cloud_ai._agent_object (owner, object_type, object_name, attributes,"
-                     " attribute_text) values (%s, %s, %s, %s, %s)",
-                     (owner, kind.upper(), name.upper(), json.dumps(attrs), json.dumps(attrs)))
+    """One object, through the catalog's create_<kind>."""
+    conn.execute(f"select dbms_cloud_ai_agent.create_{kind.lower()}(%s, %s)", (name, json.dumps(attrs)))
 
 
 def team(db, conn, fake, name="T", steps=(("A", "K", "Answer {query}", ()),), profile="P",

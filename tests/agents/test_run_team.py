@@ -203,9 +203,11 @@ def test_a_caller_without_execute_is_refused(db, alice, llm):
     own_schema(db)
     alice.execute("create function alice.secret() returns text language sql as 'select ''s'''")
     alice.execute("revoke execute on function alice.secret() from public")
+    alice.execute("grant execute on function alice.secret() to bob")
     db.admin.execute("grant usage on schema alice to bob")
     bob = db.connect("bob")
-    function_tool(db, bob, "SECRET", "alice.secret")
+    function_tool(db, bob, "SECRET", "alice.secret")      # the catalog checks it then;
+    alice.execute("revoke execute on function alice.secret() from bob")   # the run, again
     with raises("42501"):
         bob.execute("select dbms_cloud_ai_agent.run_tool('SECRET', '{}')")
     team(db, bob, llm, steps=(("A", "K", "x", ("SECRET",)),))

@@ -34,7 +34,7 @@ from pglast.visitors import Visitor
 from psycopg import sql
 
 EXT = "dbms_cloud_ai"
-SCHEMAS = ("dbms_cloud", "dbms_cloud_ai")
+SCHEMAS = ("dbms_cloud", "dbms_cloud_ai", "dbms_cloud_ai_agent")
 HACKER = "hacker"
 MARK = "dca-shadow"
 
@@ -636,7 +636,9 @@ COMMITS_IN_PACKAGE = {"dbms_cloud_ai.generate_detached(text,text,text,text,text,
                       "model/detached.py",
                       "dbms_cloud_ai._run_memory_job_detached(text,text,text)": "model/detached.py",
                       "dbms_cloud_ai.refresh_vector_index_job(text,integer)": "model/detached.py",
-                      "dbms_cloud_ai.maintain_vector_indexes(text)": "model/detached.py"}
+                      "dbms_cloud_ai.maintain_vector_indexes(text)": "model/detached.py",
+                      "dbms_cloud_ai_agent.run_team_detached(text,text,text,text[],text)":
+                      "model/detached.py"}
 PINNED = ({"search_path=pg_catalog, pg_temp"}, {'search_path=""'})
 
 
@@ -760,7 +762,7 @@ class Step:
         self.sql, self.role, self.save = sql_text, role, save
 
 
-D, C = "dbms_cloud_ai", "dbms_cloud"
+D, C, G = "dbms_cloud_ai", "dbms_cloud", "dbms_cloud_ai_agent"
 STEPS = [
     # the first write binds alice's name to her role (issue 14, class 3)
     Step((f"{C}.create_credential(text,text,text,text,text,text,text)", f"{D}._bind_role()"),
@@ -964,6 +966,48 @@ STEPS = [
     Step(f"{D}._agent_run_state(text,integer)", f"select {D}._agent_run_state('RUNNING', 0)"),
     Step(f"{D}.schedule_memory_jobs(text,integer)", f"select {D}.schedule_memory_jobs()", ADMIN),
     Step(f"{D}.unschedule_memory_jobs()", f"select {D}.unschedule_memory_jobs()", ADMIN),
+    # Select AI Agent's catalog (dbms_cloud_ai_agent)
+    Step(f"{G}.create_tool(text,text,text,text,text[])",
+         f"""select {G}.create_tool('T', '{{"tool_type": "sql", "tool_params": {{"profile_name": "P"}}}}')"""),
+    Step(f"{G}.create_task(text,text,text,text)",
+         f"""select {G}.create_task('K', '{{"instruction": "answer {{query}}", "tools": ["T"]}}')"""),
+    Step(f"{G}.create_agent(text,text,text,text)",
+         f"""select {G}.create_agent('A', '{{"profile_name": "P", "role": "helper"}}')"""),
+    Step(f"{G}.create_team(text,text,text,text)",
+         f"""select {G}.create_team('TEAM', '{{"agents": [{{"name": "A", "task": "K"}}]}}')"""),
+    Step(f"{G}.set_attribute(text,text,text,text,text[])",
+         f"select {G}.set_attribute('A', 'agent', 'role', 'assistant')"),
+    Step(f"{G}.set_attributes(text,text,text,text[])",
+         f"""select {G}.set_attributes('K', 'task', '{{"enable_human_tool": false}}')"""),
+    Step(f"{G}.disable_tool(text)", f"select {G}.disable_tool('T')"),
+    Step(f"{G}.enable_tool(text)", f"select {G}.enable_tool('T')"),
+    Step(f"{G}.disable_task(text)", f"select {G}.disable_task('K')"),
+    Step(f"{G}.enable_task(text)", f"select {G}.enable_task('K')"),
+    Step(f"{G}.disable_agent(text)", f"select {G}.disable_agent('A')"),
+    Step(f"{G}.enable_agent(text)", f"select {G}.enable_agent('A')"),
+    Step(f"{G}.disable_team(text)", f"select {G}.disable_team('TEAM')"),
+    Step(f"{G}.enable_team(text)", f"select {G}.enable_team('TEAM')"),
+    Step(f"{G}.grant_team_access(text,text)", f"select {G}.grant_team_access('TEAM', 'bob')"),
+    Step(f"{G}.revoke_team_access(text,text)", f"select {G}.revoke_team_access('TEAM', 'bob')"),
+    Step(f"{G}.describe_tool(text,text[])", f"select {G}.describe_tool('T')"),
+    Step(f"{G}.get_definition(text,text)", f"select {G}.get_definition('agent', 'A')"),
+    Step(f"{G}.describe_team(text)", f"select {G}.describe_team('TEAM')"),
+    Step(f"{G}.list_tools(text)", f"select {G}.list_tools('TEAM')"),
+    Step(f"{G}.export_team(text,text)", f"select {G}.export_team('TEAM')", save="spec"),
+    Step(f"{G}.import_team(text,text,text,boolean,text,text[])",
+         f"select {G}.import_team('P', 'TEAM', %(spec)s, force => true)"),
+    # running (agents/run.py): the session's team, a run, its procedure form, one tool
+    Step(f"{G}.set_team(text)", f"select {G}.set_team('TEAM')"),
+    Step(f"{G}.get_team()", f"select {G}.get_team()"),
+    Step(f"{G}.run_team(text,text,text,text[])", f"select {G}.run_team('TEAM', 'What is 4 + 4?')"),
+    Step(f"{G}.run_team_detached(text,text,text,text[],text)",
+         f"call {G}.run_team_detached('TEAM', 'And 5 + 5?')"),
+    Step(f"{G}.run_tool(text,text,text[])", f"select {G}.run_tool('T', 'how many?')"),
+    Step(f"{G}.clear_team()", f"select {G}.clear_team()"),
+    Step(f"{G}.drop_team(text,boolean)", f"select {G}.drop_team('TEAM')"),
+    Step(f"{G}.drop_agent(text,boolean)", f"select {G}.drop_agent('A')"),
+    Step(f"{G}.drop_task(text,boolean)", f"select {G}.drop_task('K', true)"),
+    Step(f"{G}.drop_tool(text,boolean)", f"select {G}.drop_tool('T')"),
 ]
 
 

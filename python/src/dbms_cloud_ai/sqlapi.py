@@ -18,8 +18,11 @@ from .memory import recall as memory
 from .model import accounting, budget, detached, oci_route, timing
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
+    from .agents import catalog as _agents
+    from .agents import definitions as _agent_definitions
     from .agents import history as _agent_history
-    from .agents import run as _agents
+    from .agents import run as _agent_run
+    from .agents import sharing as _team_sharing
     from .agents import team as _agent_team
     from .memory import jobs as memory_jobs
     from .model import usage as _usage
@@ -31,9 +34,12 @@ if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .vector_indexes import indexes as _vector_indexes
     from .vector_indexes import schedule as _vector_schedule
 else:
-    _agents = LazyModule("agents.run")
+    _agent_run = LazyModule("agents.run")
     _agent_history = LazyModule("agents.history")
     _agent_team = LazyModule("agents.team")
+    _agents = LazyModule("agents.catalog")
+    _agent_definitions = LazyModule("agents.definitions")
+    _team_sharing = LazyModule("agents.sharing")
     _annotations = LazyModule("nl2sql.annotations")
     _feedback = LazyModule("nl2sql.feedback")
     memory_jobs = LazyModule("memory.jobs")
@@ -522,17 +528,17 @@ def maintain_vector_indexes(plpy, index_name):
 
 @sql_entry
 def agent_run_team(plpy, team_name, user_prompt, params_json, search_path):
-    return _agents.run_team(plpy, team_name, user_prompt, params_json, search_path)
+    return _agent_run.run_team(plpy, team_name, user_prompt, params_json, search_path)
 
 
 @sql_entry
 def agent_run_team_detached(plpy, team_name, user_prompt, params_json, search_path):
-    return (_agents.run_team_detached(plpy, team_name, user_prompt, params_json, search_path),)
+    return (_agent_run.run_team_detached(plpy, team_name, user_prompt, params_json, search_path),)
 
 
 @sql_entry
 def agent_run_tool(plpy, tool_name, input_text, search_path):
-    return _agents.run_tool(plpy, tool_name, input_text, search_path)
+    return _agent_run.run_tool(plpy, tool_name, input_text, search_path)
 
 
 @sql_entry
@@ -553,3 +559,72 @@ def agent_clear_team(plpy):
 @sql_entry
 def agent_unsaved(plpy, kind):
     return _agent_history.unsaved(plpy, db.current_user(plpy), kind)
+# --- dbms_cloud_ai_agent: the catalog of tools, tasks, agents and teams ------------
+
+
+@sql_entry
+def create_agent_object(plpy, kind, name, attributes_json, status, description, search_path):
+    _agents.create(plpy, kind, name, attributes_json, status, description, search_path)
+
+
+@sql_entry
+def drop_agent_object(plpy, kind, name, force):
+    _agents.drop(plpy, kind, name, bool(force))
+
+
+@sql_entry
+def set_agent_object_status(plpy, kind, name, status):
+    _agents.set_status(plpy, kind, name, status)
+
+
+@sql_entry
+def set_agent_attribute(plpy, object_name, object_type, attribute_name, attribute_value,
+                        search_path):
+    _agents.set_attribute(plpy, object_name, object_type, attribute_name, attribute_value,
+                          search_path)
+
+
+@sql_entry
+def set_agent_attributes(plpy, object_name, object_type, attributes_json, search_path):
+    _agents.set_attributes_json(plpy, object_name, object_type, attributes_json, search_path)
+
+
+@sql_entry
+def grant_team_access(plpy, team_name, user_or_role_name):
+    _team_sharing.grant(plpy, team_name, user_or_role_name)
+
+
+@sql_entry
+def revoke_team_access(plpy, team_name, user_or_role_name):
+    _team_sharing.revoke(plpy, team_name, user_or_role_name)
+
+
+@sql_entry
+def describe_tool(plpy, tool_name, search_path):
+    return _agent_definitions.describe_tool(plpy, tool_name, search_path)
+
+
+@sql_entry
+def get_agent_definition(plpy, object_type, object_name):
+    return _agent_definitions.get_definition(plpy, object_type, object_name)
+
+
+@sql_entry
+def describe_team(plpy, team_name):
+    return _agent_definitions.describe_team(plpy, team_name)
+
+
+@sql_entry
+def list_team_tools(plpy, team_name):
+    return _agent_definitions.list_tools(plpy, team_name)
+
+
+@sql_entry
+def export_team(plpy, team_name, params):
+    return _agent_definitions.export_team(plpy, team_name, params)
+
+
+@sql_entry
+def import_team(plpy, profile_name, team_name, specification, force, params, search_path):
+    _agent_definitions.import_team(plpy, profile_name, team_name, specification, force, params,
+                                   search_path)

@@ -231,7 +231,7 @@ def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, b
         instruction = _fill(str(step.task.attrs.get("instruction") or ""), prompt, variables)
         source = step.task.attrs.get("input")
         if source:
-            src = teams.object_name(source, "task")
+            src = str(source)   # stored by its rules (agents/attributes.py)
             done = [s for s in team.steps if s.task.name == src and s.order in results]
             if not done:
                 raise UndefinedObject(f"task {step.task.name}: its input task {src} has not run "
@@ -310,7 +310,7 @@ def run_tool(plpy, tool_name, input_text, search_path) -> str:
     """One tool, directly: its errors are the caller's (raised, not sent to a model)."""
     owner = db.current_user(plpy)
     history.flush(plpy, owner)
-    tool = teams.load(plpy, "TOOL", teams.object_name(tool_name, "tool"))
+    tool = teams.load(plpy, "TOOL", tool_name)
     args = tools.arguments(input_text)
     prepared = tools.prepare(plpy, tool, search_path)
     if tools.kind(tool) == "HUMAN":

@@ -7,34 +7,13 @@ as the caller, so row-level security decides what is there.  The session's team
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 
 from .. import db
-from ..errors import InvalidParameter, NotInPrerequisiteState, NullValue, UndefinedObject
+from ..errors import NotInPrerequisiteState
+from . import catalog
 
 TEAM_GUC = "dbms_cloud_ai.agent_team"
-_SIMPLE = re.compile(r"[A-Za-z][A-Za-z0-9_$#]*\Z")
-MAX_NAME = 128
-
-
-def object_name(raw, kind: str) -> str:
-    """Oracle's rule: an unquoted name is upper-cased, a double-quoted one kept."""
-    if raw is None or not str(raw).strip():
-        raise NullValue(f"{kind}_name must not be NULL",
-                        hint=f"Pass the {kind} name, for example '{kind.upper()}_1'.")
-    name = str(raw).strip()
-    if len(name) >= 2 and name[0] == '"' and name[-1] == '"':
-        name = name[1:-1]
-        ok = bool(name) and '"' not in name and "\x00" not in name
-    else:
-        ok = bool(_SIMPLE.match(name))
-        name = name.upper()
-    if not ok or len(name) > MAX_NAME:
-        raise InvalidParameter(f"invalid {kind} name {raw!r}",
-                               hint=f"Pass the {kind} name, for example '{kind.upper()}_1'.")
-    return name
 
 
 @dataclass
@@ -68,57 +47,38 @@ class Team:
     steps: list[Step]
 
 
-_READ = """
-    select o.owner::text as owner, o.object_type, o.object_name, o.status, o.attributes::text as attrs
-      from dbms_cloud_ai._agent_object o
-     where o.owner = coalesce($3::name, current_user) and o.object_type = $1 and o.object_name = $2"""
+def _obj(d: dict, enabled: bool = True) -> Obj:
+    obj = Obj(d["owner"], d["object_type"], d["name"], d["status"], d["attributes"])
+    if enabled and obj.status != "ENABLED":
+        k = obj.kind.lower()
+        raise NotInPrerequisiteState(f"{k} {obj.name} is disabled",
+                                     hint=f"Enable it with dbms_cloud_ai_agent.enable_{k}().")
+    return obj
 
 
-def load(plpy, kind: str, name: str, owner: str | None = None, enabled: bool = True) -> Obj:
-    """One object of ``kind`` (the caller's own unless ``owner``): 42704 when it is
-    not there, 55000 when it is disabled."""
-    row = db.one(plpy, _READ, ("text", "text", "text"), (kind, name, owner))
-    if row is None:
-        raise UndefinedObject(f"{kind.lower()} {name} does not exist",
-                              hint=f"Create it with dbms_cloud_ai_agent.create_{kind.lower()}().")
-    if enabled and row["status"] != "ENABLED":
-        raise NotInPrerequisiteState(f"{kind.lower()} {name} is disabled",
-                                     hint=f"Enable it with dbms_cloud_ai_agent.enable_{kind.lower()}().")
-    return Obj(row["owner"], kind, name, row["status"], json.loads(row["attrs"]))
-
-
-def _names(value) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = [value]
-    return [object_name(v, "tool") for v in value if v is not None]
+def load(plpy, kind: str, name: str, enabled: bool = True) -> Obj:
+    """One object of the caller's (catalog.load): 42704 when it is not there, 55000
+    when it is disabled."""
+    return _obj(catalog.load(plpy, kind, name), enabled)
 
 
 def load_team(plpy, team_name) -> Team:
-    """The team and, in order, each step's agent, task and tools (all enabled)."""
-    team = load(plpy, "TEAM", object_name(team_name, "team"))
-    if str(team.attrs.get("process") or "sequential").lower() != "sequential":
-        raise InvalidParameter(f"team {team.name}: process {team.attrs.get('process')!r} is not supported",
-                               hint="Use process 'sequential'.")
-    entries = team.attrs.get("agents") or []
-    if not isinstance(entries, list) or not entries:
+    """The team (the caller's own, or "OWNER"."TEAM" shared with it: catalog.team_plan)
+    and, in order, each step's agent, task and tools, all enabled."""
+    plan = catalog.team_plan(plpy, team_name)
+    team = _obj(plan["team"])
+    steps = [Step(order, _obj(s["agent"]), _obj(s["task"]), [_obj(t) for t in s["tools"]])
+             for order, s in enumerate(plan["steps"], 1)]
+    if not steps:
         raise NotInPrerequisiteState(f"team {team.name} has no agents",
-                                     hint="Set its attribute agents: [{\"name\": ..., \"task\": ...}].")
-    steps = []
-    for order, entry in enumerate(entries, 1):
-        entry = {str(k).lower(): v for k, v in entry.items()} if isinstance(entry, dict) else {}
-        agent = load(plpy, "AGENT", object_name(entry.get("name"), "agent"), team.owner)
-        task = load(plpy, "TASK", object_name(entry.get("task"), "task"), team.owner)
-        tools = [load(plpy, "TOOL", n, team.owner) for n in _names(task.attrs.get("tools"))]
-        steps.append(Step(order, agent, task, tools))
+                                     hint='Set its attribute agents: [{"name": ..., "task": ...}].')
     return Team(team.owner, team.name, team.attrs, steps)
 
 
 # --- the session's team ---------------------------------------------------------
 
 def set_session(plpy, team_name) -> None:
-    team = load(plpy, "TEAM", object_name(team_name, "team"), enabled=False)
+    team = load(plpy, "TEAM", team_name, enabled=False)
     db.query(plpy, "select pg_catalog.set_config($1, $2, false)", ("text", "text"), (TEAM_GUC, team.name))
 
 
