@@ -320,3 +320,19 @@ def test_a_session_team_setting_naming_another_roles_team_is_not_used(db, alice,
     assert alice.execute("select dbms_cloud_ai_agent.get_team()").fetchone()[0] is None
     with raises("55000"):
         alice.execute("select dbms_cloud_ai.select_ai('agent hello')")
+
+
+def test_a_shared_team_runs_for_the_grantee_with_the_owners_shared_profile(db, alice, bob, llm):
+    team(db, alice, llm)
+    alice.execute("select dbms_cloud_ai_agent.grant_team_access('T', 'bob')")
+    with raises("42704"):                 # the agent's profile is not shared with bob yet
+        run_team(bob, '"alice"."T"', "hi")
+    alice.execute("select dbms_cloud_ai.grant_profile_access('P', 'bob')")
+    llm.script(Answer("shared answer"))
+    assert run_team(bob, '"alice"."T"', "hi") == "shared answer"
+    assert [(h["team_name"], h["state"]) for h in team_history(bob)] == [("T", "FAILED"),
+                                                                       ("T", "SUCCEEDED")]
+    assert team_history(alice) == []
+    owners = db.admin.execute("select owner, team_owner from dbms_cloud_ai_agent.dba_ai_agent_team_history"
+                              ).fetchall()
+    assert set(owners) == {("bob", "alice")}

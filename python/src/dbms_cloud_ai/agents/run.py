@@ -164,7 +164,7 @@ def _go(plpy, team: Team, run: history.Run, user_prompt, params, cid, bounds, se
     if pending:
         variables = pending.get("variables") or {}
         history.set_state(plpy, run, "RESUMING", pending)
-    ctx = _context(plpy, team.steps[first - 1])
+    ctx = _context(plpy, team.steps[first - 1], run.owner)
     with accounting.turn(plpy, ctx, ctx.profile.name, ACTION) as turn:
         turn.conversation_id = cid
         thread = _thread(plpy, cid, ctx)
@@ -195,12 +195,12 @@ def _record(plpy, thread, ctx, turn, prompt, response) -> None:
                          accounting.turn_totals(turn))
 
 
-def _context(plpy, step: Step):
+def _context(plpy, step: Step, caller: str):
     name = step.agent.attrs.get("profile_name")
     if not name:
         raise NotInPrerequisiteState(f"agent {step.agent.name} has no profile_name",
                                      hint="Set it with dbms_cloud_ai_agent.set_attribute().")
-    return profiles.for_call(plpy, name)
+    return profiles.for_call(plpy, teams.profile_ref(step.agent, name, caller))
 
 
 @dataclass
@@ -212,7 +212,7 @@ class _Question:
 
 def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, bounds,
           search_path, turn, resumed, answer):
-    ctx = _context(plpy, step)
+    ctx = _context(plpy, step, run.owner)
     turn.profile_name = ctx.profile.name
     offered = [tools.prepare(plpy, t, search_path) for t in step.tools]
     if step.human and not any(tools.kind(p.tool) == "HUMAN" for p in offered):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import db
+from .. import db, names, sharing
 from ..errors import NotInPrerequisiteState
 from . import catalog
 
@@ -73,6 +73,15 @@ def load_team(plpy, team_name) -> Team:
         raise NotInPrerequisiteState(f"team {team.name} has no agents",
                                      hint='Set its attribute agents: [{"name": ..., "task": ...}].')
     return Team(team.owner, team.name, team.attrs, steps)
+
+
+def profile_ref(obj: Obj, name: str, caller: str) -> str:
+    """The profile an agent or tool names, as the caller names it: a shared team's
+    parts name their owner's profiles, which the caller uses as "OWNER"."NAME"
+    (shared with it, or 42704 as any profile it may not use)."""
+    if obj.owner == caller or sharing.parse(name).owner is not None:
+        return name
+    return sharing.display(obj.owner, names.normalize(name, "profile"))
 
 
 # --- the session's team ---------------------------------------------------------

@@ -32,7 +32,7 @@ from ..errors import (
 from ..lazy import LazyModule
 from ..model import interrupts
 from ..turn import Call
-from .team import Obj
+from .team import Obj, profile_ref
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from ..nl2sql import actions as nl2sql
@@ -221,7 +221,7 @@ def call_function(plpy, fn: Function, args: dict, search_path: list[str], timeou
 # --- SQL and RAG tools ----------------------------------------------------------
 
 def _nl_call(plpy, tool: Obj, question: str, action: str, search_path: list[str]) -> Call:
-    ctx = profiles.for_call(plpy, _profile_name(tool))
+    ctx = profiles.for_call(plpy, profile_ref(tool, _profile_name(tool), db.current_user(plpy)))
     return Call(plpy, question, action, ctx.profile, ctx.profile.attrs, {}, ctx, None,
                 list(search_path or []), records=False)
 
