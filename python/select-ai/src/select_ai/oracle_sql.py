@@ -30,7 +30,11 @@ mapping is listed in docs/select-ai-client.md.
 - ``SYS_CONTEXT('USERENV', ...)``: CURRENT_SCHEMA, CURRENT_USER, SESSION_USER, DB_NAME,
   SERVICE_NAME (the database), INSTANCE_NAME (cluster_name, else the database), SID, ... from
   the session (``_USERENV``);
-- ``SELECT AI [action] prompt`` becomes ``dbms_cloud_ai.select_ai``: see ``_select_ai_steps``.
+- ``SELECT AI [action] prompt`` becomes ``dbms_cloud_ai.select_ai``: see ``_select_ai_steps``;
+- Select AI Agent: the owner prefix ``C##CLOUD$SERVICE.`` goes away (``DBMS_CLOUD_AI_AGENT.X`` is
+  the extension's ``dbms_cloud_ai_agent.x``), the views ``USER_AI_AGENT*`` and ``DBA_AI_AGENT*``
+  are ``dbms_cloud_ai_agent``'s, ``REGEXP_LIKE(x, p[, 'i'])`` becomes ``x ~ p`` (``~*``); a
+  failing call of the package carries its kind (agent, task, tool, team) as the errors' topic.
 """
 
 from __future__ import annotations
@@ -75,7 +79,7 @@ def translate(statement: str, binds=None) -> list[Step]:
         return _select_ai_steps(select_ai["rest"])
     sql, params = _bind(_rewrite(text), binds)
     ddl = bool(_DDL.match(text))
-    return [Step(sql, params, commit_before=ddl, commit_after=ddl)]
+    return [Step(sql, params, commit_before=ddl, commit_after=ddl, topic=_agent_topic(text, binds))]
 
 
 def call(name: str, parameters=None, keyword_parameters=None) -> tuple[str, dict]:
@@ -87,6 +91,7 @@ def call(name: str, parameters=None, keyword_parameters=None) -> tuple[str, dict
     for key, value in (keyword_parameters or {}).items():
         binds[f"k_{key}"] = value
         args.append(f"{key} => :k_{key}")
+    name = _ORACLE_OWNER.sub("", name)
     if not re.fullmatch(r"[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*)*", name):
         raise database_error(6550, f"invalid procedure name {name!r}")
     return f"SELECT {name}({', '.join(args)})", binds
@@ -124,6 +129,9 @@ _CONNECT_BY = re.compile(
     r"^select\s+(?P<cols>.+?)\s+from\s+dual\s+connect\s+by\s+level\s*<=\s*(?P<n>:\w+|\d+)\s*$",
     re.I | re.S)
 _SIMPLE = [
+    (re.compile(r"\bc##cloud\$service\.", re.I), ""),
+    # Select AI Agent's views are dbms_cloud_ai_agent's (Oracle's public synonyms)
+    (re.compile(r"(?<![.\w$])((?:user|dba)_ai_agent\w*)\b", re.I), r"dbms_cloud_ai_agent.\1"),
     (re.compile(r"\s+from\s+dual\b", re.I), ""),
     (re.compile(r"\bnvl\s*\(", re.I), "COALESCE("),
     (re.compile(r"\bsysdate\b", re.I), "LOCALTIMESTAMP(0)"),
@@ -151,7 +159,7 @@ def _rewrite(text: str) -> str:
     m = _CONNECT_BY.match(text)
     if m:
         return f"SELECT {m['cols']} FROM generate_series(1, {m['n']}) AS connect_by(level)"
-    text = _sys_context(_json_value(text))
+    text = _regexp_like(_sys_context(_json_value(text)))
     out = []
     for chunk, quoted in _split_quoted(text):
         if not quoted:
@@ -267,6 +275,43 @@ def _json_value(text: str) -> str:
         expr, path = args[0].strip(), args[1].strip() if len(args) > 1 else "'$'"
         text = (text[:m.start()] + f"(jsonb_path_query_first(({expr})::jsonb, {path}) #>> '{{}}')"
                 + text[i:])
+
+
+# REGEXP_LIKE(source, pattern[, 'flags']) of plain operands (a column, a bind, a literal):
+# PostgreSQL's ~ (~* with the flag i); Oracle's and PostgreSQL's regular expressions agree on
+# what names are matched against.
+_REGEXP_LIKE = re.compile(r"\bregexp_like\s*\(\s*([\w.:$#]+|'(?:[^']|'')*')\s*,"
+                          r"\s*([\w.:$#]+|'(?:[^']|'')*')\s*(?:,\s*'(\w*)'\s*)?\)", re.I)
+
+
+def _regexp_like(text: str) -> str:
+    def operator(m: re.Match) -> str:
+        op = "~*" if "i" in (m.group(3) or "").lower() else "~"
+        return f"({m.group(1)} {op} {m.group(2)})"
+    return _REGEXP_LIKE.sub(operator, text)
+
+
+_ORACLE_OWNER = re.compile(r"^c##cloud\$service\.", re.I)
+_AGENT_CALL = re.compile(r"^\s*(?:select|begin)\s+(?:c##cloud\$service\.)?dbms_cloud_ai_agent\.(\w+)",
+                         re.I)
+_AGENT_KINDS = ("agent", "task", "tool", "team")
+_AGENT_FUNCTION_KIND = {"list_tools": "team"}
+
+
+def _agent_topic(text: str, binds=None) -> str:
+    """The kind a DBMS_CLOUD_AI_AGENT call is about (its errors' ORA number), else "cursor"."""
+    m = _AGENT_CALL.match(text)
+    if not m:
+        return "cursor"
+    function = m.group(1).lower()
+    kind = _AGENT_FUNCTION_KIND.get(function, function.rpartition("_")[2])
+    if kind in _AGENT_KINDS:
+        return kind
+    # SET_ATTRIBUTE(S), GET_DEFINITION: the object_type argument says
+    for key, value in (binds.items() if isinstance(binds, dict) else ()):
+        if key.lower().endswith("object_type") and str(value).lower() in _AGENT_KINDS:
+            return str(value).lower()
+    return "cursor"
 
 
 def _split_quoted(text: str):
@@ -387,7 +432,10 @@ _PACKAGES = {"dbms_cloud_pipeline": ("dbms_cloud", "pipeline")}
 
 def _package(name: str) -> tuple[str, str]:
     """The function a PL/SQL procedure call runs, and the topic of its errors."""
+    name = _ORACLE_OWNER.sub("", name)
     package, dot, proc = name.rpartition(".")
+    if dot and package.lower() == "dbms_cloud_ai_agent":
+        return name, _agent_topic(f"select {name}")
     if dot and package.lower() in _PACKAGES:
         schema, topic = _PACKAGES[package.lower()]
         return f"{schema}.{proc}", topic
