@@ -2,13 +2,13 @@
 -- dbms_cloud_ai_user (Oracle: GRANT EXECUTE ON DBMS_CLOUD_AI) and, for the
 -- DBA_ views and host ACLs, dbms_cloud_ai_admin.
 
-revoke all on all functions in schema dbms_cloud, dbms_cloud_ai from public;
-revoke all on all procedures in schema dbms_cloud_ai from public;
-revoke all on all tables in schema dbms_cloud, dbms_cloud_ai from public;
+revoke all on all functions in schema dbms_cloud, dbms_cloud_ai, dbms_cloud_ai_agent from public;
+revoke all on all procedures in schema dbms_cloud_ai, dbms_cloud_ai_agent from public;
+revoke all on all tables in schema dbms_cloud, dbms_cloud_ai, dbms_cloud_ai_agent from public;
 
-grant usage on schema dbms_cloud, dbms_cloud_ai to dbms_cloud_ai_user;
-grant execute on all functions in schema dbms_cloud, dbms_cloud_ai to dbms_cloud_ai_user;
-grant execute on all procedures in schema dbms_cloud_ai to dbms_cloud_ai_user;
+grant usage on schema dbms_cloud, dbms_cloud_ai, dbms_cloud_ai_agent to dbms_cloud_ai_user;
+grant execute on all functions in schema dbms_cloud, dbms_cloud_ai, dbms_cloud_ai_agent to dbms_cloud_ai_user;
+grant execute on all procedures in schema dbms_cloud_ai, dbms_cloud_ai_agent to dbms_cloud_ai_user;
 
 -- The schema-wide statements, last, so that they cover every object above.
 -- Each concern's api file grants its own tables and views (to the roles only).
@@ -33,7 +33,7 @@ grant execute on function dbms_cloud_ai._vector_ann_step(uuid, name) to dbms_clo
 grant execute on function dbms_cloud_ai._vector_ann_drop_gone(uuid[]) to dbms_cloud_ai_admin;
 
 revoke insert, update, delete, truncate, references, trigger
-    on all tables in schema dbms_cloud, dbms_cloud_ai from dbms_cloud_ai_user;
+    on all tables in schema dbms_cloud, dbms_cloud_ai, dbms_cloud_ai_agent from dbms_cloud_ai_user;
 -- What dbms_cloud_ai_owner evaluates when it writes for a caller (column
 -- defaults, the policies that apply to every role).
 grant execute on function dbms_cloud_ai._caller(), dbms_cloud_ai._organization(),

@@ -104,3 +104,18 @@ create policy agent_team_grantee_read on dbms_cloud_ai._agent_object for select
                                or (pg_catalog.pg_get_userbyid(g.grantee_oid) operator(pg_catalog.=) g.grantee
                                    and pg_catalog.pg_has_role(current_user, g.grantee_oid, 'USAGE')))
                           and dbms_cloud_ai._role_is_live(g.owner)));
+
+-- The package reads a shared team's agents, tasks and tools for a grantee as
+-- the team's owner's (python/src/dbms_cloud_ai/agents/sharing.py, open_team),
+-- through the writer's gate as dbms_cloud_ai_owner, which no SQL role can
+-- become: an ordinary role never reads another role's parts as rows.
+create policy agent_team_grant_shared_read on dbms_cloud_ai._agent_team_grant for select
+    to dbms_cloud_ai_owner
+    using ((grantee_oid operator(pg_catalog.=) 0
+            or (pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.=) grantee
+                and pg_catalog.pg_has_role((select dbms_cloud_ai._caller()), grantee_oid, 'USAGE')))
+           and dbms_cloud_ai._role_is_live(owner));
+create policy agent_object_shared_read on dbms_cloud_ai._agent_object for select
+    to dbms_cloud_ai_owner
+    using (exists (select from dbms_cloud_ai._agent_team_grant g
+                    where g.owner operator(pg_catalog.=) _agent_object.owner));

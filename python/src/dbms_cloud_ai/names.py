@@ -1,4 +1,4 @@
-"""Oracle's rules for object names given as strings (profiles, credentials).
+"""Oracle's rules for object names given as strings (profiles, credentials, agent objects).
 
 Oracle upper-cases an unquoted name and keeps a double-quoted one as written,
 so ``'my_profile'`` and ``'MY_PROFILE'`` are the same profile while
@@ -15,7 +15,8 @@ from .errors import InvalidParameter, NullValue
 _SIMPLE = re.compile(r"[A-Za-z][A-Za-z0-9_$#]*\Z")
 
 # Oracle accepts 125 characters for a profile name and rejects 126.
-MAX_LEN = {"profile": 125, "credential": 128, "vector index": 128}
+MAX_LEN = {"profile": 125, "credential": 128, "vector index": 128,
+           "tool": 128, "task": 128, "agent": 128, "team": 128}
 
 
 def normalize(raw: str | None, kind: str) -> str:

@@ -18,6 +18,8 @@ from .memory import recall as memory
 from .model import accounting, budget, detached, oci_route, timing
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
+    from .agents import catalog as _agents
+    from .agents import sharing as _team_sharing
     from .memory import jobs as memory_jobs
     from .model import usage as _usage
     from .nl2sql import annotations as _annotations
@@ -28,6 +30,8 @@ if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .vector_indexes import indexes as _vector_indexes
     from .vector_indexes import schedule as _vector_schedule
 else:
+    _agents = LazyModule("agents.catalog")
+    _team_sharing = LazyModule("agents.sharing")
     _annotations = LazyModule("nl2sql.annotations")
     _feedback = LazyModule("nl2sql.feedback")
     memory_jobs = LazyModule("memory.jobs")
@@ -509,3 +513,43 @@ def refresh_vector_index_job(plpy, index_name):
 @sql_entry
 def maintain_vector_indexes(plpy, index_name):
     _vector_schedule.maintain(plpy, index_name)
+
+
+# --- dbms_cloud_ai_agent: the catalog of tools, tasks, agents and teams ------------
+
+
+@sql_entry
+def create_agent_object(plpy, kind, name, attributes_json, status, description, search_path):
+    _agents.create(plpy, kind, name, attributes_json, status, description, search_path)
+
+
+@sql_entry
+def drop_agent_object(plpy, kind, name, force):
+    _agents.drop(plpy, kind, name, bool(force))
+
+
+@sql_entry
+def set_agent_object_status(plpy, kind, name, status):
+    _agents.set_status(plpy, kind, name, status)
+
+
+@sql_entry
+def set_agent_attribute(plpy, object_name, object_type, attribute_name, attribute_value,
+                        search_path):
+    _agents.set_attribute(plpy, object_name, object_type, attribute_name, attribute_value,
+                          search_path)
+
+
+@sql_entry
+def set_agent_attributes(plpy, object_name, object_type, attributes_json, search_path):
+    _agents.set_attributes_json(plpy, object_name, object_type, attributes_json, search_path)
+
+
+@sql_entry
+def grant_team_access(plpy, team_name, user_or_role_name):
+    _team_sharing.grant(plpy, team_name, user_or_role_name)
+
+
+@sql_entry
+def revoke_team_access(plpy, team_name, user_or_role_name):
+    _team_sharing.revoke(plpy, team_name, user_or_role_name)

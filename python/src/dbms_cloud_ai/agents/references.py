@@ -1,0 +1,101 @@
+"""What a tool or an agent may name: a function the owner may execute, a
+profile the owner may use.
+
+Checked as the caller when the object is created or changed (the code that
+runs a team checks again at run time, as the role running it):
+
+- a custom tool's ``function`` is resolved as PostgreSQL resolves a function
+  name under the caller's search_path (``pg_catalog`` first unless placed
+  elsewhere; never ``pg_temp``); one that exists must be executable by the
+  caller (EXECUTE and USAGE on its schema), else 42501.  A name that resolves
+  to nothing is accepted, as Oracle accepts it (its SDK's test_3016 creates a
+  tool naming a missing function): running the tool fails until it exists.
+- a ``profile_name`` (an agent's, a SQL or RAG tool's) is the caller's own
+  profile or one shared with it as "OWNER"."NAME" (42704 otherwise).  A
+  missing own profile is accepted, as Oracle accepts it (test_3014/3015); a
+  RAG tool's existing profile must name a vector_index_name (22023).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .. import db, sharing
+from ..errors import InsufficientPrivilege, InvalidParameter
+
+_FUNCTIONS = """
+    select p.oid::regprocedure::text as signature, n.nspname::text as schema,
+           pg_catalog.has_function_privilege(p.oid, 'EXECUTE')
+             and pg_catalog.has_schema_privilege(n.oid, 'USAGE') as executable,
+           pg_catalog.array_position($2::text[], n.nspname::text) as pos
+      from pg_catalog.pg_proc p
+      join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+     where p.proname = $1 and n.nspname = any ($2::text[]) and p.prokind in ('f', 'p')
+     order by pos, p.oid"""
+_IDENT = "select pg_catalog.parse_ident($1)::text[] as parts"
+
+
+def _path(search_path) -> list[str]:
+    path = [s for s in (search_path or []) if s and not s.startswith("pg_temp")]
+    return path if "pg_catalog" in path else ["pg_catalog", *path]
+
+
+def resolve_function(plpy, name: str, search_path) -> dict | None:
+    """The function ``name`` ("f", "schema.f", quoted parts kept as written)
+    resolves to under ``search_path`` (a list of schema names): {signature,
+    schema, executable}, or None when nothing of that name is found.  Overloads
+    in the first schema that has the name: 22023 (a tool names one function)."""
+    try:
+        parts = db.one(plpy, _IDENT, ("text",), (name,))["parts"]
+    except plpy.SPIError:
+        raise InvalidParameter(f"invalid function name {name!r}",
+                               hint='Name the function as "f" or "schema.f".') from None
+    if len(parts) == 1:
+        schemas, fname = _path(search_path), parts[0]
+    elif len(parts) == 2:
+        schemas, fname = [parts[0]], parts[1]
+    else:
+        raise InvalidParameter(f"invalid function name {name!r}",
+                               hint='Name the function as "f" or "schema.f".')
+    rows = db.query(plpy, _FUNCTIONS, ("text", "text[]"), (fname, schemas))
+    if rows.nrows() == 0:
+        return None
+    first = [r for r in rows if r["pos"] == rows[0]["pos"]]
+    if len(first) > 1:
+        raise InvalidParameter(
+            f"function name {name!r} is ambiguous",
+            detail="Schema " + first[0]["schema"] + " has " + str(len(first)) + " functions of that name.",
+            hint="Give the tool's function a name of its own.")
+    return {"signature": first[0]["signature"], "schema": first[0]["schema"],
+            "executable": first[0]["executable"]}
+
+
+def check_function(plpy, name: str, search_path) -> None:
+    """42501 when ``name`` resolves to a function the caller may not execute."""
+    found = resolve_function(plpy, name, search_path)
+    if found is not None and not found["executable"]:
+        raise InsufficientPrivilege(
+            f"permission denied for function {found['signature']}",
+            detail="A tool may name only a function its owner may execute.",
+            hint="Ask the function's owner for GRANT EXECUTE (and USAGE on its schema), "
+                 "or name a function of your own.")
+
+
+_PROFILE = f"""
+    select p.attributes::text as attributes from dbms_cloud_ai._profile p
+     where p.profile_name = $1 and p.owner = coalesce($2, current_user) and {sharing.USABLE}"""
+
+
+def check_profile(plpy, raw: str, what: str, needs_vector_index: bool = False) -> None:
+    """``raw`` names the caller's own profile or one shared with it (42704
+    from sharing.resolve_owner); an existing RAG profile names a vector index."""
+    ref = sharing.parse(raw)
+    owner = sharing.resolve_owner(plpy, ref) if ref.owner is not None else None
+    row = db.one(plpy, _PROFILE, ("text", "text"), (ref.name, owner))
+    if row is None or not needs_vector_index:
+        return
+    if not json.loads(row["attributes"]).get("vector_index_name"):
+        raise InvalidParameter(
+            f"profile {raw} of {what} names no vector_index_name",
+            hint="A RAG tool's profile needs a vector index: set its vector_index_name "
+                 "with dbms_cloud_ai.set_attribute().")
