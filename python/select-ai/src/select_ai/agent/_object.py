@@ -27,8 +27,9 @@ DUPLICATE = "42710"  # the SQLSTATE of a create whose name is taken
 class Kind:
     topic: str            # the errors table's topic, and SET_ATTRIBUTE's object_type
     name_arg: str         # the subprograms' name argument, and the Python attribute
-    view: str             # USER_AI_AGENT<...>S
-    name_column: str      # its name column (teams: agent_team_name)
+    view: str             # USER_AI_AGENTS, USER_AI_AGENT_TASKS, ...
+    attributes_view: str  # USER_AI_AGENT_ATTRIBUTES, USER_AI_AGENT_TASK_ATTRIBUTES, ...
+    name_column: str      # their name column (teams: agent_team_name)
     not_found: type       # the SDK's exception for a name no object has
 
 
@@ -42,7 +43,7 @@ def call(function: str, topic: str, fetch: str = "none", **arguments) -> Sql:
 
 
 def _view(kind: Kind, attributes: bool) -> pgsql.Composable:
-    return pgsql.Identifier(SCHEMA, kind.view + ("_attributes" if attributes else ""))
+    return pgsql.Identifier(SCHEMA, kind.attributes_view if attributes else kind.view)
 
 
 def _value_text(value: Any) -> str | None:

@@ -26,7 +26,8 @@ class AgentAttributes(SelectAIDataClass):
 
 
 class _Agent(AgentObject):
-    _kind = Kind("agent", "agent_name", "user_ai_agents", "agent_name", AgentNotFoundError)
+    _kind = Kind("agent", "agent_name", "user_ai_agents", "user_ai_agent_attributes", "agent_name",
+                 AgentNotFoundError)
     _attributes_class = AgentAttributes
 
     def __init__(self, agent_name: str | None = None, description: str | None = None,

@@ -25,7 +25,8 @@ class TaskAttributes(SelectAIDataClass):
 
 
 class _Task(AgentObject):
-    _kind = Kind("task", "task_name", "user_ai_agent_tasks", "task_name", AgentTaskNotFoundError)
+    _kind = Kind("task", "task_name", "user_ai_agent_tasks", "user_ai_agent_task_attributes",
+                 "task_name", AgentTaskNotFoundError)
     _attributes_class = TaskAttributes
 
     def __init__(self, task_name: str | None = None, description: str | None = None,

@@ -49,7 +49,8 @@ def _grantee(user_or_role_name) -> str:
 
 
 class _Team(AgentObject):
-    _kind = Kind("team", "team_name", "user_ai_agent_teams", "agent_team_name",
+    _kind = Kind("team", "team_name", "user_ai_agent_teams", "user_ai_agent_team_attributes",
+                 "agent_team_name",
                  AgentTeamNotFoundError)
     _attributes_class = TeamAttributes
 

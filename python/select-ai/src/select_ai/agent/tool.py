@@ -185,7 +185,8 @@ class ToolAttributes(SelectAIDataClass):
 
 
 class _Tool(AgentObject):
-    _kind = Kind("tool", "tool_name", "user_ai_agent_tools", "tool_name", AgentToolNotFoundError)
+    _kind = Kind("tool", "tool_name", "user_ai_agent_tools", "user_ai_agent_tool_attributes",
+                 "tool_name", AgentToolNotFoundError)
     _attributes_class = ToolAttributes
 
     def __init__(self, tool_name: str | None = None, description: str | None = None,
