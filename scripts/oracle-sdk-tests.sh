@@ -127,7 +127,7 @@ start_servers() {
         || die "the database or the fake model is not ready (server log: $CLUSTER/log/server.log)"
 }
 
-# The suite's settings (its conftest files read them). The OCI and Object Storage values are
+# The suite's settings (its conftest files read them). The OCI, Object Storage, e-mail and Slack values are
 # placeholders: the oci provider's calls go to the fake model (oci_genai_endpoint), and the
 # extension refuses Object Storage when an index is refreshed.
 export_env() {
@@ -141,6 +141,12 @@ export_env() {
     export PYSAI_TEST_OCI_COMPARTMENT_ID=ocid1.compartment.oc1..placeholder
     export PYSAI_TEST_OPENAI_API_KEY=sk-placeholder
     export PYSAI_TEST_CRED_USERNAME=placeholder_user PYSAI_TEST_CRED_PASSWORD=placeholder_password
+    # The agent tests' notification tools: their credentials and addresses (no mail is sent:
+    # the runtime's notification tools reach no SMTP host or Slack from the test server).
+    export PYSAI_TEST_EMAIL_CRED_USERNAME=placeholder_user PYSAI_TEST_EMAIL_CRED_PASSWORD=placeholder_password
+    export PYSAI_TEST_EMAIL_RECIPIENT=recipient@example.com PYSAI_TEST_EMAIL_SENDER=sender@example.com
+    export PYSAI_TEST_EMAIL_SMTPHOST=smtp.example.com
+    export PYSAI_TEST_SLACK_USERNAME=placeholder_user PYSAI_TEST_SLACK_PASSWORD=placeholder_password
     export PYTEST_TEST_OBJSTORE_EMBEDDING_LOC=https://objectstorage.us-ashburn-1.oraclecloud.com/n/placeholder/b/placeholder/o/embeddings
     export PYTEST_TEST_OBJSTORE_USERNAME=placeholder_user PYTEST_TEST_OBJSTORE_PASSWORD=placeholder_password
 }

@@ -33,9 +33,10 @@ class Kind:
     not_found: type       # the SDK's exception for a name no object has
 
 
-def call(function: str, topic: str, fetch: str = "none", **arguments) -> Sql:
-    """SELECT dbms_cloud_ai_agent.<function>(name => value, ...) of the arguments not None."""
-    given = {k: v for k, v in arguments.items() if v is not None}
+def call(function: str, topic: str, fetch: str = "none", keep_null: tuple = (), **arguments) -> Sql:
+    """SELECT dbms_cloud_ai_agent.<function>(name => value, ...) of the arguments not None
+    (and those of keep_null, as NULL: the database says what a NULL there means)."""
+    given = {k: v for k, v in arguments.items() if v is not None or k in keep_null}
     args = pgsql.SQL(", ").join(
         pgsql.SQL("{} => {}").format(pgsql.Identifier(k), pgsql.Placeholder(k)) for k in given)
     text = pgsql.SQL("SELECT {}({})").format(pgsql.Identifier(SCHEMA, function), args)
@@ -125,7 +126,8 @@ class AgentObject:
     def _plan_set_attribute(self, attribute_name, attribute_value):
         kind = self._kind
         yield call("set_attribute", kind.topic, object_name=self._name, object_type=kind.topic,
-                   attribute_name=attribute_name, attribute_value=_value_text(attribute_value))
+                   attribute_name=attribute_name, attribute_value=_value_text(attribute_value),
+                   keep_null=("attribute_value",))
         self.attributes = yield from self._plan_attributes(self._name)
 
     def _plan_set_attributes(self, attributes):
