@@ -212,6 +212,19 @@ TABLES = {t.name: t for t in (
                   "select index_id, {o}, 'carol', 0 from dbms_cloud_ai._vector_index "
                   "where owner = {o} limit 1"),
           access={USERS: SHARED_WITH, "ai_admin": SHARED_WITH[:5] + ("none",)}),
+    # Select AI Agent's tools, tasks, agents and teams: a role reads its own and
+    # the teams shared with it (seeded: shared with carol's group, as profiles);
+    # administrators read all (the DBA_ views) and delete a dropped role's only.
+    Table('dbms_cloud_ai._agent_object', role_column="owner", probe_column="description",
+          insert=("insert into dbms_cloud_ai._agent_object (owner, object_type, object_name) "
+                  "values ({o}, 'TOOL', 'M' || gen_random_uuid())"),
+          access={USERS: SHARED_WITH, "ai_admin": ("all",) + SHARED_WITH[1:5] + ("none",)}),
+    # Team grants: the owner's, and those naming the role (or a group of it, or PUBLIC).
+    Table('dbms_cloud_ai._agent_team_grant', role_column="owner", probe_column="granted",
+          insert=("insert into dbms_cloud_ai._agent_team_grant (object_id, owner, grantee, grantee_oid) "
+                  "select object_id, {o}, 'carol', 0 from dbms_cloud_ai._agent_object "
+                  "where owner = {o} limit 1"),
+          access={USERS: SHARED_WITH, "ai_admin": ("all",) + SHARED_WITH[1:5] + ("none",)}),
     Table('dbms_cloud_ai._memory_erasure', role_column="actor", probe_column="memories",
           insert=("insert into dbms_cloud_ai._memory_erasure (erasure_id, organization, subject_digest, scope, actor, "
                   "memories, prompts, jobs) values (gen_random_uuid(), 'acme', 'd', 'memory', {o}, 0, 0, 0)"),

@@ -34,7 +34,7 @@ from pglast.visitors import Visitor
 from psycopg import sql
 
 EXT = "dbms_cloud_ai"
-SCHEMAS = ("dbms_cloud", "dbms_cloud_ai")
+SCHEMAS = ("dbms_cloud", "dbms_cloud_ai", "dbms_cloud_ai_agent")
 HACKER = "hacker"
 MARK = "dca-shadow"
 
@@ -760,7 +760,7 @@ class Step:
         self.sql, self.role, self.save = sql_text, role, save
 
 
-D, C = "dbms_cloud_ai", "dbms_cloud"
+D, C, G = "dbms_cloud_ai", "dbms_cloud", "dbms_cloud_ai_agent"
 STEPS = [
     # the first write binds alice's name to her role (issue 14, class 3)
     Step((f"{C}.create_credential(text,text,text,text,text,text,text)", f"{D}._bind_role()"),
@@ -959,6 +959,33 @@ STEPS = [
     Step(f"{D}.unschedule_usage_summary()", f"select {D}.unschedule_usage_summary()", ADMIN),
     Step(f"{D}.schedule_memory_jobs(text,integer)", f"select {D}.schedule_memory_jobs()", ADMIN),
     Step(f"{D}.unschedule_memory_jobs()", f"select {D}.unschedule_memory_jobs()", ADMIN),
+    # Select AI Agent's catalog (dbms_cloud_ai_agent)
+    Step(f"{G}.create_tool(text,text,text,text,text[])",
+         f"""select {G}.create_tool('T', '{{"tool_type": "sql", "tool_params": {{"profile_name": "P"}}}}')"""),
+    Step(f"{G}.create_task(text,text,text,text)",
+         f"""select {G}.create_task('K', '{{"instruction": "answer {{query}}", "tools": ["T"]}}')"""),
+    Step(f"{G}.create_agent(text,text,text,text)",
+         f"""select {G}.create_agent('A', '{{"profile_name": "P", "role": "helper"}}')"""),
+    Step(f"{G}.create_team(text,text,text,text)",
+         f"""select {G}.create_team('TEAM', '{{"agents": [{{"name": "A", "task": "K"}}]}}')"""),
+    Step(f"{G}.set_attribute(text,text,text,text,text[])",
+         f"select {G}.set_attribute('A', 'agent', 'role', 'assistant')"),
+    Step(f"{G}.set_attributes(text,text,text,text[])",
+         f"""select {G}.set_attributes('K', 'task', '{{"enable_human_tool": false}}')"""),
+    Step(f"{G}.disable_tool(text)", f"select {G}.disable_tool('T')"),
+    Step(f"{G}.enable_tool(text)", f"select {G}.enable_tool('T')"),
+    Step(f"{G}.disable_task(text)", f"select {G}.disable_task('K')"),
+    Step(f"{G}.enable_task(text)", f"select {G}.enable_task('K')"),
+    Step(f"{G}.disable_agent(text)", f"select {G}.disable_agent('A')"),
+    Step(f"{G}.enable_agent(text)", f"select {G}.enable_agent('A')"),
+    Step(f"{G}.disable_team(text)", f"select {G}.disable_team('TEAM')"),
+    Step(f"{G}.enable_team(text)", f"select {G}.enable_team('TEAM')"),
+    Step(f"{G}.grant_team_access(text,text)", f"select {G}.grant_team_access('TEAM', 'bob')"),
+    Step(f"{G}.revoke_team_access(text,text)", f"select {G}.revoke_team_access('TEAM', 'bob')"),
+    Step(f"{G}.drop_team(text,boolean)", f"select {G}.drop_team('TEAM')"),
+    Step(f"{G}.drop_agent(text,boolean)", f"select {G}.drop_agent('A')"),
+    Step(f"{G}.drop_task(text,boolean)", f"select {G}.drop_task('K', true)"),
+    Step(f"{G}.drop_tool(text,boolean)", f"select {G}.drop_tool('T')"),
 ]
 
 

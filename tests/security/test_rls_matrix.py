@@ -119,6 +119,13 @@ def seed(db, llm) -> dict:
         conns[r].execute("select dbms_cloud_ai.create_vector_index('DOCS', %s)",
                          (json.dumps({"location": f"table:{r}.docs(id, body)", "profile_name": "EMB"}),))
         conns[r].execute("select dbms_cloud_ai.grant_vector_index_access('DOCS', 'analysts')")
+    for r in SEEDED:                                       # agent objects: a team shared the same way
+        A = "dbms_cloud_ai_agent"
+        conns[r].execute(f"""select {A}.create_tool('T', '{{"tool_type": "human"}}')""")
+        conns[r].execute(f"""select {A}.create_task('K', '{{"instruction": "answer", "tools": ["T"]}}')""")
+        conns[r].execute(f"""select {A}.create_agent('A', '{{"profile_name": "P", "role": "helper"}}')""")
+        conns[r].execute(f"""select {A}.create_team('TEAM', '{{"agents": [{{"name": "A", "task": "K"}}]}}')""")
+        conns[r].execute(f"select {A}.grant_team_access('TEAM', 'analysts')")
     conns["alice"].execute("""select dbms_cloud_ai.create_profile('ALICEONLY', %s)""",
                            (json.dumps({"provider": "openai", "credential_name": "CRED",
                                         "provider_endpoint": llm.url}),))
