@@ -70,7 +70,7 @@ ORACLE_SDK_PORT ?= 54333
 ORACLE_SDK_MIN_PASSED ?= 450
 ORACLE_SDK_AGENT_MIN_PASSED ?= 150
 ORACLE_SDK_TIMEOUT ?= 30
-ORACLE_SDK_BUDGET ?= 600
+ORACLE_SDK_BUDGET ?= 900
 # The test server gets proxy variables pointing at a closed port: every test
 # that reaches the fake LLM proves the extension ignores the server's proxy
 # environment (httpx would otherwise honour it).
