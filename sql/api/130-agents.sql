@@ -365,3 +365,66 @@ grant select on dbms_cloud_ai_agent.dba_ai_agents, dbms_cloud_ai_agent.dba_ai_ag
                 dbms_cloud_ai_agent.dba_ai_agent_teams, dbms_cloud_ai_agent.dba_ai_agent_team_attributes,
                 dbms_cloud_ai_agent.dba_ai_agent_team_grants
    to dbms_cloud_ai_admin;
+
+-- What the catalog says about its objects (agents/definitions.py).
+create function dbms_cloud_ai_agent.describe_tool(tool_name text,
+        search_path text[] default pg_catalog.current_schemas(false)::text[])
+returns text language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.describe_tool(plpy, tool_name, search_path)
+$python$;
+comment on function dbms_cloud_ai_agent.describe_tool(text, text[]) is
+'A tool as JSON: its attributes, description and the arguments of its function';
+
+create function dbms_cloud_ai_agent.get_definition(object_type text, object_name text)
+returns text language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.get_agent_definition(plpy, object_type, object_name)
+$python$;
+comment on function dbms_cloud_ai_agent.get_definition(text, text) is
+'A SQL script that recreates a tool, task, agent or team with dbms_cloud_ai_agent.create_<kind>()';
+
+create function dbms_cloud_ai_agent.describe_team(team_name text)
+returns text language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.describe_team(plpy, team_name)
+$python$;
+comment on function dbms_cloud_ai_agent.describe_team(text) is
+'A team as JSON: its agents, their tasks, and its skills (the tools); "OWNER"."TEAM" for a shared one';
+
+create function dbms_cloud_ai_agent.list_tools(team_name text)
+returns text language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.list_team_tools(plpy, team_name)
+$python$;
+comment on function dbms_cloud_ai_agent.list_tools(text) is 'The tools a team uses, as a JSON array';
+
+create function dbms_cloud_ai_agent.export_team(team_name text, params text default null)
+returns text language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.export_team(plpy, team_name, params)
+$python$;
+comment on function dbms_cloud_ai_agent.export_team(text, text) is
+'Your team, its agents, tasks and tools as a portable JSON specification (no owner, profile or credential)';
+
+create function dbms_cloud_ai_agent.import_team(profile_name text, team_name text, specification text,
+        force boolean default false, params text default null,
+        search_path text[] default pg_catalog.current_schemas(false)::text[])
+returns void language plpython3u volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+as $python$
+    #BOOTSTRAP
+    return GD["dbms_cloud_ai"].sqlapi.import_team(plpy, profile_name, team_name, specification, force, params, search_path)
+$python$;
+comment on function dbms_cloud_ai_agent.import_team(text, text, text, boolean, text, text[]) is
+'Recreate an exported team as yours, its agents on profile_name; force replaces objects of the same names';

@@ -109,6 +109,8 @@ BOB_CALLS_WITH_ALICES_NAMES = {
         "select dbms_cloud_ai.set_profile_grant_budget('P', 'bob', 10)",
     "dbms_cloud_ai.generate_synthetic_data(text,text,text,integer,text,text,text[])":
         "select dbms_cloud_ai.generate_synthetic_data('P', 'nothing_here', 'public', 1)",
+    "dbms_cloud_ai_agent.import_team(text,text,text,boolean,text,text[])":
+        """select dbms_cloud_ai_agent.import_team('P', 'BT', '{"name": "A", "task": {"task_name": "K"}}')""",
     "dbms_cloud_ai.generate_synthetic_data(text,text,text)":
         """select dbms_cloud_ai.generate_synthetic_data('P',
                   '[{"owner": "public", "name": "x", "record_count": 1}]')""",
@@ -125,7 +127,7 @@ def test_every_function_naming_a_credential_or_profile_is_covered(db):
     named = {r[0] for r in db.admin.execute("""
         select p.oid::regprocedure::text
           from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-         where n.nspname in ('dbms_cloud', 'dbms_cloud_ai') and p.proname !~ '^_'
+         where n.nspname in ('dbms_cloud', 'dbms_cloud_ai', 'dbms_cloud_ai_agent') and p.proname !~ '^_'
            and p.proargnames && array['credential_name', 'profile_name']""").fetchall()}
     named.discard("dbms_cloud.create_credential(text,text,text,text,text,text,text)")  # makes bob's own: tested below
     assert named == set(BOB_CALLS_WITH_ALICES_NAMES)

@@ -19,6 +19,7 @@ from .model import accounting, budget, detached, oci_route, timing
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .agents import catalog as _agents
+    from .agents import definitions as _agent_definitions
     from .agents import sharing as _team_sharing
     from .memory import jobs as memory_jobs
     from .model import usage as _usage
@@ -31,6 +32,7 @@ if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .vector_indexes import schedule as _vector_schedule
 else:
     _agents = LazyModule("agents.catalog")
+    _agent_definitions = LazyModule("agents.definitions")
     _team_sharing = LazyModule("agents.sharing")
     _annotations = LazyModule("nl2sql.annotations")
     _feedback = LazyModule("nl2sql.feedback")
@@ -553,3 +555,34 @@ def grant_team_access(plpy, team_name, user_or_role_name):
 @sql_entry
 def revoke_team_access(plpy, team_name, user_or_role_name):
     _team_sharing.revoke(plpy, team_name, user_or_role_name)
+
+
+@sql_entry
+def describe_tool(plpy, tool_name, search_path):
+    return _agent_definitions.describe_tool(plpy, tool_name, search_path)
+
+
+@sql_entry
+def get_agent_definition(plpy, object_type, object_name):
+    return _agent_definitions.get_definition(plpy, object_type, object_name)
+
+
+@sql_entry
+def describe_team(plpy, team_name):
+    return _agent_definitions.describe_team(plpy, team_name)
+
+
+@sql_entry
+def list_team_tools(plpy, team_name):
+    return _agent_definitions.list_tools(plpy, team_name)
+
+
+@sql_entry
+def export_team(plpy, team_name, params):
+    return _agent_definitions.export_team(plpy, team_name, params)
+
+
+@sql_entry
+def import_team(plpy, profile_name, team_name, specification, force, params, search_path):
+    _agent_definitions.import_team(plpy, profile_name, team_name, specification, force, params,
+                                   search_path)
