@@ -80,6 +80,11 @@ def test_attributes_are_shown_as_given_with_oracles_defaults(alice, llm):
     alice.execute(f"""select {A}.set_attributes('crew', 'team', '{{"process": "Sequential"}}')""")
     assert attrs(alice, "user_ai_agent_attributes", "agent_name", "ANALYST")["role"] == "DB assistant"
     assert attrs(alice, "user_ai_agent_team_attributes", "agent_team_name", "CREW")["process"] == "Sequential"
+    alice.execute(f"select {A}.set_attribute('analyst', 'agent', 'supervisor', true)")
+    alice.execute(f"""select {A}.set_attribute('answer', 'task', 'tools', '["SQLT"]'::jsonb)""")
+    assert attrs(alice, "user_ai_agent_attributes", "agent_name", "ANALYST")["supervisor"] == "true"
+    with raises("22023"):
+        alice.execute(f"select {A}.set_attribute('analyst', 'agent', 'supervisor', 2::numeric)")
 
 
 def test_required_and_invalid_attributes(alice, llm):
