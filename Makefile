@@ -175,7 +175,7 @@ demo:
 # before its arguments.
 BENCHES = bench_generate bench_versions bench_accounting bench_conversations bench_nl2sql \
           eval_nl2sql:--scripted bench_memory eval_memory:--scripted bench_cold_start bench_load \
-          bench_vector_index
+          bench_vector_index bench_agents
 BENCHES_UNDURABLE = bench_generate bench_versions bench_accounting:--only:cost
 run_benches = for b in $(1); do $(VENV)/bin/python -m bench.$$(echo $$b | tr : ' ') || exit; done
 

@@ -212,6 +212,21 @@ TABLES = {t.name: t for t in (
                   "select index_id, {o}, 'carol', 0 from dbms_cloud_ai._vector_index "
                   "where owner = {o} limit 1"),
           access={USERS: SHARED_WITH, "ai_admin": SHARED_WITH[:5] + ("none",)}),
+    # Select AI Agent run history (agents/history.py): written by the runs only;
+    # administrators read every run and delete a dropped role's (drop_role_data).
+    Table('dbms_cloud_ai._agent_team_run', role_column="owner", probe_column="user_prompt",
+          insert=("insert into dbms_cloud_ai._agent_team_run (team_exec_id, owner, team_owner, team_name, "
+                  "state) values (gen_random_uuid(), {o}, {o}, 'T', 'SUCCEEDED')"),
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("none",)}),
+    Table('dbms_cloud_ai._agent_task_run', role_column="owner", probe_column="result",
+          insert=("insert into dbms_cloud_ai._agent_task_run (team_exec_id, task_order, owner, state) "
+                  "select team_exec_id, 1 + (random() * 1e6)::int, {o}, 'SUCCEEDED' "
+                  "from dbms_cloud_ai._agent_team_run where owner = current_user limit 1"),
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("none",)}),
+    Table('dbms_cloud_ai._agent_tool_run', role_column="owner", probe_column="output",
+          insert=("insert into dbms_cloud_ai._agent_tool_run (invocation_id, owner, tool_name) "
+                  "values (gen_random_uuid(), {o}, 'X')"),
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("none",)}),
     # Select AI Agent's tools, tasks, agents and teams: a role reads its own and
     # the teams shared with it (seeded: shared with carol's group, as profiles);
     # administrators read all (the DBA_ views) and delete a dropped role's only.

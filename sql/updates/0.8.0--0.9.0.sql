@@ -49,3 +49,6 @@ drop function dbms_cloud_ai._py_remove_host_ace(text, text, integer, integer);
 
 -- Select AI Agent (DBMS_CLOUD_AI_AGENT): its schema, the object and team-grant tables.
 -- include schema/130-agents.sql
+
+-- Select AI Agent run history (RUN_TEAM, RUN_TOOL).
+-- include schema/130-agents-history.sql

@@ -636,7 +636,9 @@ COMMITS_IN_PACKAGE = {"dbms_cloud_ai.generate_detached(text,text,text,text,text,
                       "model/detached.py",
                       "dbms_cloud_ai._run_memory_job_detached(text,text,text)": "model/detached.py",
                       "dbms_cloud_ai.refresh_vector_index_job(text,integer)": "model/detached.py",
-                      "dbms_cloud_ai.maintain_vector_indexes(text)": "model/detached.py"}
+                      "dbms_cloud_ai.maintain_vector_indexes(text)": "model/detached.py",
+                      "dbms_cloud_ai_agent.run_team_detached(text,text,text,text[],text)":
+                      "model/detached.py"}
 PINNED = ({"search_path=pg_catalog, pg_temp"}, {'search_path=""'})
 
 
@@ -957,6 +959,11 @@ STEPS = [
     Step(f"{D}.unschedule_conversation_purge()", f"select {D}.unschedule_conversation_purge()", ADMIN),
     Step(f"{D}.schedule_usage_summary(text)", f"select {D}.schedule_usage_summary()", ADMIN),
     Step(f"{D}.unschedule_usage_summary()", f"select {D}.unschedule_usage_summary()", ADMIN),
+    # Select AI Agent run history: failed runs held in memory, a gone run's state
+    Step(f"{D}._agent_unsaved_team_runs()", f"select count(*) from {D}._agent_unsaved_team_runs()"),
+    Step(f"{D}._agent_unsaved_task_runs()", f"select count(*) from {D}._agent_unsaved_task_runs()"),
+    Step(f"{D}._agent_unsaved_tool_runs()", f"select count(*) from {D}._agent_unsaved_tool_runs()"),
+    Step(f"{D}._agent_run_state(text,integer)", f"select {D}._agent_run_state('RUNNING', 0)"),
     Step(f"{D}.schedule_memory_jobs(text,integer)", f"select {D}.schedule_memory_jobs()", ADMIN),
     Step(f"{D}.unschedule_memory_jobs()", f"select {D}.unschedule_memory_jobs()", ADMIN),
     # Select AI Agent's catalog (dbms_cloud_ai_agent)
@@ -995,6 +1002,14 @@ STEPS = [
     Step(f"{G}.export_team(text,text)", f"select {G}.export_team('TEAM')", save="spec"),
     Step(f"{G}.import_team(text,text,text,boolean,text,text[])",
          f"select {G}.import_team('P', 'TEAM', %(spec)s, force => true)"),
+    # running (agents/run.py): the session's team, a run, its procedure form, one tool
+    Step(f"{G}.set_team(text)", f"select {G}.set_team('TEAM')"),
+    Step(f"{G}.get_team()", f"select {G}.get_team()"),
+    Step(f"{G}.run_team(text,text,text,text[])", f"select {G}.run_team('TEAM', 'What is 4 + 4?')"),
+    Step(f"{G}.run_team_detached(text,text,text,text[],text)",
+         f"call {G}.run_team_detached('TEAM', 'And 5 + 5?')"),
+    Step(f"{G}.run_tool(text,text,text[])", f"select {G}.run_tool('T', 'how many?')"),
+    Step(f"{G}.clear_team()", f"select {G}.clear_team()"),
     Step(f"{G}.drop_team(text,boolean)", f"select {G}.drop_team('TEAM')"),
     Step(f"{G}.drop_agent(text,boolean)", f"select {G}.drop_agent('A')"),
     Step(f"{G}.drop_task(text,boolean)", f"select {G}.drop_task('K', true)"),

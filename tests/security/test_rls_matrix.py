@@ -126,6 +126,14 @@ def seed(db, llm) -> dict:
         conns[r].execute(f"""select {A}.create_agent('A', '{{"profile_name": "P", "role": "helper"}}')""")
         conns[r].execute(f"""select {A}.create_team('TEAM', '{{"agents": [{{"name": "A", "task": "K"}}]}}')""")
         conns[r].execute(f"select {A}.grant_team_access('TEAM', 'analysts')")
+        # a run and a tool invocation: the run history (agents/history.py)
+        admin.execute(sql.SQL("create function {}.echo(t text) returns text language sql as 'select t'"
+                              ).format(sql.Identifier(r)))
+        admin.execute(sql.SQL("alter function {}.echo(text) owner to {}").format(
+            sql.Identifier(r), sql.Identifier(r)))
+        conns[r].execute(f"select {A}.create_tool('F', %s)", (json.dumps({"function": f"{r}.echo"}),))
+        conns[r].execute(f"select {A}.run_tool('F', '{{\"t\": \"x\"}}')")
+        conns[r].execute(f"select {A}.run_team('TEAM', 'hello')")
     conns["alice"].execute("""select dbms_cloud_ai.create_profile('ALICEONLY', %s)""",
                            (json.dumps({"provider": "openai", "credential_name": "CRED",
                                         "provider_endpoint": llm.url}),))
@@ -573,7 +581,8 @@ def test_d5_set_role_in_one_backend_shows_bob_only_bobs_rows(sdb, fake_llm):
                 assert sorted(r[0] for r in conn.execute(f"execute rel_{i}").fetchall()) == expected[rel]
                 assert rows_as_text(conn, rel) == expected[rel]
         assert conn.execute("execute own_conversations('alice')").fetchone()[0] == 0
-        assert conn.execute("execute own_conversations(null)").fetchone()[0] == 2   # bob's two
+        # bob's two, and the one his team run made
+        assert conn.execute("execute own_conversations(null)").fetchone()[0] == 3
         for q in READ_FUNCTIONS:
             got = conn.execute(q).fetchone()[0]
             with case(f"{q} round {round_}"):

@@ -15,12 +15,14 @@ from .model import accounting, llm
 from .turn import PARAMS, Action, Answer, Call
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
+    from .agents import run as agents
     from .memory import jobs as memory_jobs
     from .nl2sql import actions as nl2sql
     from .nl2sql import feedback
     from .text import actions as text_actions
     from .vector_indexes import narrate as documents
 else:
+    agents = LazyModule("agents.run")             # Select AI Agent: the session's team
     feedback = LazyModule("nl2sql.feedback")
     memory_jobs = LazyModule("memory.jobs")   # only a turn that long-term memory will read
     nl2sql = LazyModule("nl2sql.actions")
@@ -73,6 +75,9 @@ ACTIONS = {a.name: a for a in (
                    "extractiveness_level")),
     Action("translate", lazy_function(text_actions, "translate_action")),
     Action("feedback", lazy_function(feedback, "statement")),
+    # The session's team (dbms_cloud_ai_agent.set_team): generate() hands it over
+    # before resolving a profile, as each agent names its own.
+    Action("agent", lazy_function(agents, "agent_action"), params=("variables",)),
 )}
 
 
@@ -102,6 +107,8 @@ def generate(plpy, prompt, profile_name, action, attributes_json, params_json,
     action's handler, then the steps after the answer (the turn recorded, the
     NL2SQL statement logged), all accounted to the turn."""
     act = _action(action)
+    if act.name == "agent":
+        return agents.session_run(plpy, prompt, params_json, search_path)
     call, request_id = _call(plpy, act, prompt, profile_name, attributes_json, params_json,
                              search_path)
     if act.sends_rows:          # before anything is read, sent, stored or replayed

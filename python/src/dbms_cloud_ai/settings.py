@@ -81,6 +81,18 @@ SETTINGS = {s.name: s for s in (
             what="the session's conversation (set by dbms_cloud_ai.set_conversation_id)"),
     Setting("dbms_cloud_ai.end_user", "text", None,
             what="the end user a trusted gateway vouches for (set by dbms_cloud_ai.set_end_user)"),
+    Setting("dbms_cloud_ai.agent_team", "text", None,
+            what="the session's Select AI Agent team (set by dbms_cloud_ai_agent.set_team)"),
+    Setting("dbms_cloud_ai.agent_max_steps", "integer", 10, 1, 1000, example="10",
+            what="model requests one task of a team run may make before it must answer"),
+    Setting("dbms_cloud_ai.agent_max_tool_calls", "integer", 50, 1, 100_000, example="50",
+            what="tool calls one team run may make"),
+    Setting("dbms_cloud_ai.agent_max_tokens", "integer", 200_000, 1, 100_000_000,
+            example="200000", what="tokens the model requests of one team run may use"),
+    Setting("dbms_cloud_ai.agent_timeout", "duration", 600.0, 0.001, 86400.0, "s", "'10min'",
+            "the longest one team run may take (checked before each model request and tool call)"),
+    Setting("dbms_cloud_ai.agent_tool_timeout", "duration", 30.0, 0.001, 3600.0, "s", "'30s'",
+            "the statement_timeout a function tool runs under"),
 )}
 
 

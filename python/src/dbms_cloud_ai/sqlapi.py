@@ -20,7 +20,10 @@ from .model import accounting, budget, detached, oci_route, timing
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .agents import catalog as _agents
     from .agents import definitions as _agent_definitions
+    from .agents import history as _agent_history
+    from .agents import run as _agent_run
     from .agents import sharing as _team_sharing
+    from .agents import team as _agent_team
     from .memory import jobs as memory_jobs
     from .model import usage as _usage
     from .nl2sql import annotations as _annotations
@@ -31,6 +34,9 @@ if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .vector_indexes import indexes as _vector_indexes
     from .vector_indexes import schedule as _vector_schedule
 else:
+    _agent_run = LazyModule("agents.run")
+    _agent_history = LazyModule("agents.history")
+    _agent_team = LazyModule("agents.team")
     _agents = LazyModule("agents.catalog")
     _agent_definitions = LazyModule("agents.definitions")
     _team_sharing = LazyModule("agents.sharing")
@@ -517,6 +523,42 @@ def maintain_vector_indexes(plpy, index_name):
     _vector_schedule.maintain(plpy, index_name)
 
 
+# --- dbms_cloud_ai_agent: running teams and tools ---------------------------------
+
+
+@sql_entry
+def agent_run_team(plpy, team_name, user_prompt, params_json, search_path):
+    return _agent_run.run_team(plpy, team_name, user_prompt, params_json, search_path)
+
+
+@sql_entry
+def agent_run_team_detached(plpy, team_name, user_prompt, params_json, search_path):
+    return (_agent_run.run_team_detached(plpy, team_name, user_prompt, params_json, search_path),)
+
+
+@sql_entry
+def agent_run_tool(plpy, tool_name, input_text, search_path):
+    return _agent_run.run_tool(plpy, tool_name, input_text, search_path)
+
+
+@sql_entry
+def agent_set_team(plpy, team_name):
+    _agent_team.set_session(plpy, team_name)
+
+
+@sql_entry
+def agent_get_team(plpy):
+    return _agent_team.get_session(plpy)
+
+
+@sql_entry
+def agent_clear_team(plpy):
+    _agent_team.clear_session(plpy)
+
+
+@sql_entry
+def agent_unsaved(plpy, kind):
+    return _agent_history.unsaved(plpy, db.current_user(plpy), kind)
 # --- dbms_cloud_ai_agent: the catalog of tools, tasks, agents and teams ------------
 
 

@@ -22,6 +22,7 @@ not at the call's deadline.
 from __future__ import annotations
 
 import select
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from .. import db
@@ -95,3 +96,35 @@ def service(plpy) -> None:
     """Let PostgreSQL act on what is pending: a trivial query reaches
     CHECK_FOR_INTERRUPTS, which raises the server's own error or exits."""
     db.one(plpy, "select 1 as x")
+
+
+# PostgreSQL 15's TimeoutId STATEMENT_TIMEOUT (utils/timeout.h).
+_STATEMENT_TIMEOUT = 3
+
+
+@contextmanager
+def time_limit(seconds: float):
+    """Cancel what runs inside after ``seconds`` (57014, as statement_timeout does),
+    then put the statement's own timeout back as it was.  Setting statement_timeout
+    inside a statement changes nothing until the next top-level statement, so the
+    server's timer is armed directly (timeout.c); outside a backend, no limit."""
+    if _flags is None:
+        _load()
+    if not _flags:
+        yield
+        return
+    lib = ctypes.CDLL(None)
+    lib.get_timeout_active.restype = ctypes.c_bool
+    lib.get_timeout_finish_time.restype = ctypes.c_int64
+    was_active = lib.get_timeout_active(_STATEMENT_TIMEOUT)
+    finish = lib.get_timeout_finish_time(_STATEMENT_TIMEOUT) if was_active else None
+    lib.enable_timeout_after(_STATEMENT_TIMEOUT, ctypes.c_int(max(1, int(seconds * 1000))))
+    if was_active and lib.get_timeout_finish_time(_STATEMENT_TIMEOUT) > finish:
+        lib.enable_timeout_at(_STATEMENT_TIMEOUT, ctypes.c_int64(finish))  # the earlier one stands
+    try:
+        yield
+    finally:
+        if was_active:
+            lib.enable_timeout_at(_STATEMENT_TIMEOUT, ctypes.c_int64(finish))
+        else:
+            lib.disable_timeout(_STATEMENT_TIMEOUT, ctypes.c_bool(False))
