@@ -55,7 +55,7 @@ class TaskHistoryEvent(SelectAIDataClass):
 class ToolHistoryEvent(SelectAIDataClass):
     """One tool call of a run; input and output parsed when they are JSON."""
 
-    invocation_id: int
+    invocation_id: int | str   # Oracle's is a number, the extension's a UUID: kept as read
     team_exec_id: str
     task_order: int | None
     tool_name: str | None
