@@ -5,10 +5,12 @@ and the Oracle SQL that scripts send about them through a cursor."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import oracledb
 import pytest
 import select_ai
+from fake_llm import Answer, ToolCalls
 from select_ai.agent import (
     Agent,
     AgentAttributes,
@@ -17,10 +19,14 @@ from select_ai.agent import (
     AsyncTeam,
     Task,
     TaskAttributes,
+    TaskHistory,
     Team,
     TeamAttributes,
+    TeamHistory,
     Tool,
+    ToolHistory,
     ToolType,
+    get_definition,
 )
 from select_ai.errors import AgentNotFoundError, AgentTeamNotFoundError, AgentToolNotFoundError
 from select_ai_client.test_client_foundation import dsn
@@ -128,3 +134,37 @@ def test_oracle_sql_about_agents_through_a_cursor(client):
                 "object_name": "T1", "object_type": "task", "attribute_name": "no_such_attribute",
                 "attribute_value": "1"})
         assert ora(excinfo) == 20051
+
+
+def test_a_team_runs_a_plsql_tool_and_leaves_its_history(client, llm):
+    """The Oracle function a script writes, its tool, a team that calls it, the run's history,
+    and the definition and description of what was made."""
+    with select_ai.cursor() as cur:
+        cur.execute("""CREATE OR REPLACE FUNCTION add_two(p_a IN NUMBER, p_b NUMBER)
+                       RETURN NUMBER IS
+                         v_sum NUMBER;
+                       BEGIN
+                         v_sum := p_a + p_b;
+                         RETURN v_sum;
+                       END add_two;""")
+    tool = Tool.create_pl_sql_tool("ADDER", function="add_two", description="adds",
+                                   instruction="Adds two numbers")
+    assert json.loads(tool.run_tool('{"p_a": 2, "p_b": 3}')) == 5
+    Agent("CALC", attributes=AgentAttributes(profile_name="P1", role="You add",
+                                             enable_human_tool=False)).create()
+    Task("SUM", attributes=TaskAttributes(instruction="Answer: {query}", tools=["ADDER"],
+                                          enable_human_tool=False)).create()
+    team = Team("ADDING", attributes=TeamAttributes(agents=[{"name": "CALC", "task": "SUM"}]))
+    team.create()
+    llm.script(ToolCalls([{"name": "ADDER", "arguments": {"p_a": 2, "p_b": 3}}]), Answer("It is 5."))
+    assert team.run("what is 2 + 3?") == "It is 5."
+    [run] = TeamHistory.list(team_name="ADDING")
+    assert run.state == "SUCCEEDED"
+    [task_run] = TaskHistory.list(team_exec_id=run.team_exec_id)
+    assert (task_run.task_name, task_run.agent_name) == ("SUM", "CALC")
+    [call] = ToolHistory.list(tool_name="ADDER", team_exec_id=run.team_exec_id)
+    assert call.input == {"p_a": 2, "p_b": 3}
+    assert "CREATE_TEAM" in get_definition("TEAM", "ADDING").upper()
+    assert "ADDER" in team.list_tools()
+    with pytest.raises(ValueError):
+        list(TeamHistory.list(limit=0))
