@@ -172,7 +172,11 @@ def failed(run: Run, error: BaseException) -> None:
 
 
 def flush(plpy, owner: str) -> None:
-    """Write the failed runs of ``owner`` this backend still holds."""
+    """Write the failed runs of ``owner`` this backend still holds (those a committed
+    flush wrote are forgotten first)."""
+    if not _unsaved:
+        return
+    _forget_written(plpy)
     mine = [u for u in _unsaved if u["owner"] == owner]
     for u in mine:
         _write_team(plpy, u["team"])
@@ -182,8 +186,8 @@ def flush(plpy, owner: str) -> None:
             _write_tool(plpy, t)
     # Forgotten only when the writes commit: until then the views show both,
     # and a second flush finds the rows there (upserts).
-    if mine:
-        _committed.extend(u["team"]["team_exec_id"] for u in mine)
+    _committed.extend(u["team"]["team_exec_id"] for u in mine
+                      if u["team"]["team_exec_id"] not in _committed)
 
 
 _committed: list[str] = []
