@@ -405,15 +405,25 @@ def extract_memories(body: dict, cues: list[str]) -> Answer | None:
 
 def keyword_responder(answers: list[dict], fallback: str, memory_cues: list[str] = ()):
     """Answer with the first entry whose every keyword appears in the last user turn;
-    memory extraction requests with ``extract_memories``."""
+    memory extraction requests with ``extract_memories``.  An entry with ``call_tool`` (a
+    regular expression) asks instead for a call of the offered tool whose name it matches,
+    with its ``arguments``, unless the request carries a result of that tool already (then
+    the next entries answer)."""
     def respond(wire, body):
         extracted = extract_memories(body, memory_cues) if memory_cues else None
         if extracted is not None:
             return extracted
         text = last_user_text(wire, body).lower()
         for a in answers:
-            if all(k.lower() in text for k in a["keywords"]):
+            if not all(k.lower() in text for k in a["keywords"]):
+                continue
+            if "call_tool" not in a:
                 return Answer(a["answer"])
+            called = {r["name"] for r in tool_results(wire, body)}
+            tool = next((t for t in offered_tools(wire, body)
+                         if re.search(a["call_tool"], t, re.I) and t not in called), None)
+            if tool is not None:
+                return ToolCalls([{"name": tool, "arguments": a.get("arguments", {})}])
         return Answer(fallback)
     return respond
 

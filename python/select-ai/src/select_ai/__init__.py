@@ -86,3 +86,7 @@ from .vector_index import (
     VectorIndex,
     VectorIndexAttributes,
 )
+
+# --- issue 33: Select AI Agent (select_ai.agent)
+# isort: split
+from . import agent as agent

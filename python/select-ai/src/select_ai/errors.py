@@ -95,36 +95,46 @@ class VectorIndexNotFoundError(SelectAIError):
         return f"Vector index {self.index_name}{where} not found"
 
 
-class AgentNotFoundError(_Named):
-    what = "Agent"
+class _AgentObjectError(_Named):
+    """An agent object the SDK looks up by name; the keyword is the SDK's (agent_name, ...)."""
+    keyword = "name"
+
+    def __init__(self, *args, **kwargs):
+        name = args[0] if args else kwargs.pop(self.keyword)
+        super().__init__(name)
+        setattr(self, self.keyword, name)
 
 
-class AgentAttributesEmptyError(_Named):
-    what, state = "Agent", "has no attributes"
+class AgentNotFoundError(_AgentObjectError):
+    what, keyword = "Agent", "agent_name"
 
 
-class AgentTaskNotFoundError(_Named):
-    what = "Task"
+class AgentAttributesEmptyError(_AgentObjectError):
+    what, state, keyword = "Agent", "has no attributes", "agent_name"
 
 
-class AgentTaskAttributesEmptyError(_Named):
-    what, state = "Task", "has no attributes"
+class AgentTaskNotFoundError(_AgentObjectError):
+    what, keyword = "Agent Task", "task_name"
 
 
-class AgentToolNotFoundError(_Named):
-    what = "Tool"
+class AgentTaskAttributesEmptyError(_AgentObjectError):
+    what, state, keyword = "Agent Task", "has no attributes", "task_name"
 
 
-class AgentToolAttributesEmptyError(_Named):
-    what, state = "Tool", "has no attributes"
+class AgentToolNotFoundError(_AgentObjectError):
+    what, keyword = "Agent Tool", "tool_name"
 
 
-class AgentTeamNotFoundError(_Named):
-    what = "Team"
+class AgentToolAttributesEmptyError(_AgentObjectError):
+    what, state, keyword = "Agent Tool", "has no attributes", "tool_name"
 
 
-class AgentTeamAttributesEmptyError(_Named):
-    what, state = "Team", "has no attributes"
+class AgentTeamNotFoundError(_AgentObjectError):
+    what, keyword = "Agent Team", "team_name"
+
+
+class AgentTeamAttributesEmptyError(_AgentObjectError):
+    what, state, keyword = "Agent Team", "has no attributes", "team_name"
 
 
 class InvalidSQLError(SelectAIError):
@@ -202,6 +212,15 @@ ORA_CODES: dict[tuple[str, str | None], int] = {
     ("22023", "feedback.ambiguous_statement"): 6550,
     # --- topic: synthetic_data
     ("22023", "synthetic_data"): 20000,  # "Invalid value for priority", "record_count cannot ..."
+    # --- topics: agent, task, tool, team (DBMS_CLOUD_AI_AGENT: one number per kind of object
+    #     for every refusal: unknown or duplicate object, bad or missing attribute, wrong state)
+    **{(state, kind): code
+       for kind, code in (("agent", 20050), ("task", 20051), ("tool", 20052), ("team", 20053))
+       for state in ("42704", "42710", "22023", "22004", "22P02", "55000")},
+    ("2201B", "agent"): 12726,  # list(): an invalid regular expression
+    ("2201B", "task"): 12726,
+    ("2201B", "tool"): 12726,
+    ("2201B", "team"): 12726,
 }
 
 UNMAPPED = 20000

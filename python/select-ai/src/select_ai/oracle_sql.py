@@ -30,7 +30,15 @@ mapping is listed in docs/select-ai-client.md.
 - ``SYS_CONTEXT('USERENV', ...)``: CURRENT_SCHEMA, CURRENT_USER, SESSION_USER, DB_NAME,
   SERVICE_NAME (the database), INSTANCE_NAME (cluster_name, else the database), SID, ... from
   the session (``_USERENV``);
-- ``SELECT AI [action] prompt`` becomes ``dbms_cloud_ai.select_ai``: see ``_select_ai_steps``.
+- ``SELECT AI [action] prompt`` becomes ``dbms_cloud_ai.select_ai``: see ``_select_ai_steps``;
+- ``CREATE [OR REPLACE] FUNCTION f(arg [IN] type, ...) RETURN type IS [declarations] BEGIN ...
+  END [f];`` (the functions of custom agent tools) becomes a PL/pgSQL function: Oracle's scalar
+  types become PostgreSQL's, the body is rewritten as above, ``MONTHS_BETWEEN`` is computed
+  with ``age``;
+- Select AI Agent: the owner prefix ``C##CLOUD$SERVICE.`` goes away (``DBMS_CLOUD_AI_AGENT.X`` is
+  the extension's ``dbms_cloud_ai_agent.x``), the views ``USER_AI_AGENT*`` and ``DBA_AI_AGENT*``
+  are ``dbms_cloud_ai_agent``'s, ``REGEXP_LIKE(x, p[, 'i'])`` becomes ``x ~ p`` (``~*``); a
+  failing call of the package carries its kind (agent, task, tool, team) as the errors' topic.
 """
 
 from __future__ import annotations
@@ -73,9 +81,12 @@ def translate(statement: str, binds=None) -> list[Step]:
     select_ai = _SELECT_AI.match(text)
     if select_ai:
         return _select_ai_steps(select_ai["rest"])
+    function = _plsql_function(text)
+    if function is not None:
+        return [Step(function, None, commit_before=True, commit_after=True)]
     sql, params = _bind(_rewrite(text), binds)
     ddl = bool(_DDL.match(text))
-    return [Step(sql, params, commit_before=ddl, commit_after=ddl)]
+    return [Step(sql, params, commit_before=ddl, commit_after=ddl, topic=_agent_topic(text, binds))]
 
 
 def call(name: str, parameters=None, keyword_parameters=None) -> tuple[str, dict]:
@@ -87,6 +98,7 @@ def call(name: str, parameters=None, keyword_parameters=None) -> tuple[str, dict
     for key, value in (keyword_parameters or {}).items():
         binds[f"k_{key}"] = value
         args.append(f"{key} => :k_{key}")
+    name = _ORACLE_OWNER.sub("", name)
     if not re.fullmatch(r"[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*)*", name):
         raise database_error(6550, f"invalid procedure name {name!r}")
     return f"SELECT {name}({', '.join(args)})", binds
@@ -124,6 +136,9 @@ _CONNECT_BY = re.compile(
     r"^select\s+(?P<cols>.+?)\s+from\s+dual\s+connect\s+by\s+level\s*<=\s*(?P<n>:\w+|\d+)\s*$",
     re.I | re.S)
 _SIMPLE = [
+    (re.compile(r"\bc##cloud\$service\.", re.I), ""),
+    # Select AI Agent's views are dbms_cloud_ai_agent's (Oracle's public synonyms)
+    (re.compile(r"(?<![.\w$])((?:user|dba)_ai_agent\w*)\b", re.I), r"dbms_cloud_ai_agent.\1"),
     (re.compile(r"\s+from\s+dual\b", re.I), ""),
     (re.compile(r"\bnvl\s*\(", re.I), "COALESCE("),
     (re.compile(r"\bsysdate\b", re.I), "LOCALTIMESTAMP(0)"),
@@ -151,7 +166,7 @@ def _rewrite(text: str) -> str:
     m = _CONNECT_BY.match(text)
     if m:
         return f"SELECT {m['cols']} FROM generate_series(1, {m['n']}) AS connect_by(level)"
-    text = _sys_context(_json_value(text))
+    text = _regexp_like(_sys_context(_json_value(text)))
     out = []
     for chunk, quoted in _split_quoted(text):
         if not quoted:
@@ -269,6 +284,43 @@ def _json_value(text: str) -> str:
                 + text[i:])
 
 
+# REGEXP_LIKE(source, pattern[, 'flags']) of plain operands (a column, a bind, a literal):
+# PostgreSQL's ~ (~* with the flag i); Oracle's and PostgreSQL's regular expressions agree on
+# what names are matched against.
+_REGEXP_LIKE = re.compile(r"\bregexp_like\s*\(\s*([\w.:$#]+|'(?:[^']|'')*')\s*,"
+                          r"\s*([\w.:$#]+|'(?:[^']|'')*')\s*(?:,\s*'(\w*)'\s*)?\)", re.I)
+
+
+def _regexp_like(text: str) -> str:
+    def operator(m: re.Match) -> str:
+        op = "~*" if "i" in (m.group(3) or "").lower() else "~"
+        return f"({m.group(1)} {op} {m.group(2)})"
+    return _REGEXP_LIKE.sub(operator, text)
+
+
+_ORACLE_OWNER = re.compile(r"^c##cloud\$service\.", re.I)
+_AGENT_CALL = re.compile(r"^\s*(?:select|begin)\s+(?:c##cloud\$service\.)?dbms_cloud_ai_agent\.(\w+)",
+                         re.I)
+_AGENT_KINDS = ("agent", "task", "tool", "team")
+_AGENT_FUNCTION_KIND = {"list_tools": "team"}
+
+
+def _agent_topic(text: str, binds=None) -> str:
+    """The kind a DBMS_CLOUD_AI_AGENT call is about (its errors' ORA number), else "cursor"."""
+    m = _AGENT_CALL.match(text)
+    if not m:
+        return "cursor"
+    function = m.group(1).lower()
+    kind = _AGENT_FUNCTION_KIND.get(function, function.rpartition("_")[2])
+    if kind in _AGENT_KINDS:
+        return kind
+    # SET_ATTRIBUTE(S), GET_DEFINITION: the object_type argument says
+    for key, value in (binds.items() if isinstance(binds, dict) else ()):
+        if key.lower().endswith("object_type") and str(value).lower() in _AGENT_KINDS:
+            return str(value).lower()
+    return "cursor"
+
+
 def _split_quoted(text: str):
     """Yield (chunk, is_quoted) pieces: '..' literals and ".." identifiers are quoted."""
     i, start = 0, 0
@@ -321,6 +373,83 @@ def _bind(text: str, binds):
     if positional and len(used) != len(binds):
         raise database_error(1008, "not all variables bound")
     return "".join(out), (list(binds) if positional else dict(binds))
+
+
+# --- PL/SQL functions -------------------------------------------------------------------------
+
+# CREATE [OR REPLACE] FUNCTION name [(arg [IN] type, ...)] RETURN type IS|AS [declarations]
+# BEGIN body END [name]: the functions scripts write for custom agent tools, as PL/pgSQL.
+_FUNCTION = re.compile(
+    r"^create\s+(?P<replace>or\s+replace\s+)?function\s+(?P<name>[\w$#.]+)\s*"
+    r"(?:\((?P<args>[^()]*(?:\([^()]*\)[^()]*)*)\))?\s*return\s+(?P<returns>\w+(?:\s*\(\s*\d+\s*\))?)"
+    r"\s+(?:is|as)\b(?P<declarations>.*?)\bbegin\b(?P<body>.*)\bend\b(?:\s+\w+)?\s*$", re.I | re.S)
+_ARGUMENT = re.compile(r"^\s*(?P<name>\w+)\s+(?:in\s+)?(?P<type>\w+(?:\s*\(\s*\d+(?:\s*,\s*\d+)?\s*\))?)"
+                       r"\s*$", re.I)
+# Oracle's scalar types as PostgreSQL's; DATE keeps its time of day, as Oracle's does.
+_PLSQL_TYPES = {"varchar2": "text", "varchar": "text", "nvarchar2": "text", "char": "text",
+                "clob": "text", "number": "numeric", "integer": "integer", "pls_integer": "integer",
+                "binary_integer": "integer", "date": "timestamp(0)", "timestamp": "timestamp",
+                "boolean": "boolean", "float": "double precision"}
+
+
+def _plsql_type(text: str) -> str:
+    base = text.split("(")[0].strip().lower()
+    if base not in _PLSQL_TYPES:
+        raise database_error(6550, f"PL/SQL type not supported by select_ai's Oracle dialect: {text}")
+    return _PLSQL_TYPES[base]
+
+
+def _plsql_function(text: str) -> str | None:
+    m = _FUNCTION.match(text)
+    if not m:
+        return None
+    args = []
+    for arg in filter(str.strip, (m["args"] or "").split(",")):
+        a = _ARGUMENT.match(arg)
+        if not a:
+            raise database_error(6550, f"PL/SQL argument not supported: {arg.strip()[:60]}")
+        args.append(f"{a['name']} {_plsql_type(a['type'])}")
+    declarations = _months_between(_rewrite(m["declarations"].strip()))
+    body = _months_between(_rewrite(m["body"].strip()))
+    if "$oracle$" in body or "$oracle$" in declarations:
+        raise database_error(6550, "PL/SQL body not supported: it holds $oracle$")
+    return (f"CREATE {'OR REPLACE ' if m['replace'] else ''}FUNCTION {m['name']}({', '.join(args)}) "
+            f"RETURNS {_plsql_type(m['returns'])} LANGUAGE plpgsql AS $oracle$\n"
+            + (f"DECLARE\n{declarations}\n" if declarations else "")
+            + f"BEGIN\n{body}\nEND\n$oracle$")
+
+
+def _months_between(text: str) -> str:
+    """MONTHS_BETWEEN(a, b): months from b to a, with the days as a fraction of 31 (Oracle's)."""
+    def months(a: str, b: str) -> str:
+        age = f"pg_catalog.age(({a})::timestamp, ({b})::timestamp)"
+        return (f"(EXTRACT(YEAR FROM {age}) * 12 + EXTRACT(MONTH FROM {age}) "
+                f"+ EXTRACT(DAY FROM {age}) / 31.0)")
+    return _replace_calls(text, "months_between", months)
+
+
+def _replace_calls(text: str, name: str, build) -> str:
+    """Each name(a, b, ...) of the text, outside quotes, as build(a, b, ...)."""
+    pattern = re.compile(r"\b" + name + r"\s*\(", re.I)
+    while True:
+        m = pattern.search(text)
+        if not m:
+            return text
+        depth, i, start, args = 1, m.end(), m.end(), []
+        while i < len(text) and depth:
+            c = text[i]
+            if c == "'":
+                i = text.index("'", i + 1)
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            elif c == "," and depth == 1:
+                args.append(text[start:i].strip())
+                start = i + 1
+            i += 1
+        args.append(text[start:i - 1].strip())
+        text = text[:m.start()] + build(*args) + text[i:]
 
 
 # --- PL/SQL blocks ---------------------------------------------------------------------------
@@ -387,7 +516,10 @@ _PACKAGES = {"dbms_cloud_pipeline": ("dbms_cloud", "pipeline")}
 
 def _package(name: str) -> tuple[str, str]:
     """The function a PL/SQL procedure call runs, and the topic of its errors."""
+    name = _ORACLE_OWNER.sub("", name)
     package, dot, proc = name.rpartition(".")
+    if dot and package.lower() == "dbms_cloud_ai_agent":
+        return name, _agent_topic(f"select {name}")
     if dot and package.lower() in _PACKAGES:
         schema, topic = _PACKAGES[package.lower()]
         return f"{schema}.{proc}", topic
