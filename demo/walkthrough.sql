@@ -341,6 +341,43 @@ SELECT source_kind, source_id, round(similarity::numeric, 2) AS similarity
 \echo '-- local embedding server) or DEMO_OFFLINE=1 make demo runs these steps.'
 \endif
 
+\echo
+\echo '==> 31. Select AI Agent (DBMS_CLOUD_AI_AGENT): tools, tasks, agents and a team; RUN_TEAM answers by calling the tools'
+\echo '-- A SQL tool asks NL2SQL questions through a profile (validated, read-only, as you); a function'
+\echo '-- tool is an ordinary SQL function of yours: the model''s JSON arguments are checked against its'
+\echo '-- signature, and it runs as you, in a subtransaction, under a time limit.'
+\echo '-- (A new session since step 29: generated SQL runs only under a finite statement_timeout.)'
+SET statement_timeout = :'timeout';
+CREATE FUNCTION demo_user.times_ten(n numeric) RETURNS numeric LANGUAGE sql AS 'SELECT n * 10';
+SELECT dbms_cloud_ai_agent.create_tool('SHOP',
+         '{"instruction": "Answers a question about the shop''s database (customers, products, countries)",
+           "tool_type": "SQL", "tool_params": {"profile_name": "DEMO_PROFILE"}}');
+SELECT dbms_cloud_ai_agent.create_tool('TIMES_TEN',
+         '{"instruction": "Multiplies a number by ten", "function": "times_ten",
+           "tool_inputs": [{"name": "n", "description": "the number"}]}');
+SELECT dbms_cloud_ai_agent.create_agent('ANALYST',
+         '{"profile_name": "DEMO_PROFILE", "enable_human_tool": false,
+           "role": "You use the tools you are given and answer tersely."}');
+\echo '-- Two tasks: {query} is the prompt of RUN_TEAM; "input" hands the first task''s result to the second.'
+SELECT dbms_cloud_ai_agent.create_task('COUNT',
+         '{"instruction": "Use the SHOP tool to answer this question: {query} Then reply with the number only.",
+           "tools": ["SHOP"], "enable_human_tool": false}');
+SELECT dbms_cloud_ai_agent.create_task('SCALE',
+         '{"instruction": "Call the tool TIMES_TEN with n set to the number in the earlier result. Reply with its result only.",
+           "tools": ["TIMES_TEN"], "input": "COUNT", "enable_human_tool": false}');
+SELECT dbms_cloud_ai_agent.create_team('SHOP_TEAM',
+         '{"agents": [{"name": "ANALYST", "task": "COUNT"}, {"name": "ANALYST", "task": "SCALE"}],
+           "process": "sequential"}');
+SELECT tool_name, status FROM dbms_cloud_ai_agent.user_ai_agent_tools ORDER BY tool_name;
+SELECT dbms_cloud_ai_agent.run_team('SHOP_TEAM', 'How many countries are there?') AS answer;
+\echo '-- What the run did (USER_AI_AGENT_TEAM_HISTORY, _TASK_HISTORY, _TOOL_HISTORY):'
+SELECT team_name, state FROM dbms_cloud_ai_agent.user_ai_agent_team_history;
+SELECT task_order, task_name, state, result FROM dbms_cloud_ai_agent.user_ai_agent_task_history ORDER BY task_order;
+SELECT tool_name, input, output FROM dbms_cloud_ai_agent.user_ai_agent_tool_history ORDER BY start_date;
+\echo '-- Beyond Oracle: every model and tool call of the run is accounted, and bounded by your budget:'
+SELECT purpose, model, input_tokens, output_tokens, latency_ms, status
+  FROM dbms_cloud_ai.user_cloud_ai_calls WHERE action = 'AGENT' ORDER BY created;
+
 \if :has_question
 \echo
 \echo '==> Your question (DEMO_QUESTION), through select_ai: runsql unless it starts with an action'
