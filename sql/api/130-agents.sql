@@ -158,6 +158,40 @@ $python$;
 comment on function dbms_cloud_ai_agent.set_attribute(text, text, text, text, text[]) is
 'Set one attribute of a tool, task, agent or team (object_type ''tool'', ''task'', ''agent'', ''team''); NULL removes an optional one';
 
+-- Oracle's SDKs pass booleans and numbers too.
+create function dbms_cloud_ai_agent.set_attribute(object_name text, object_type text, attribute_name text,
+        attribute_value boolean, search_path text[] default pg_catalog.current_schemas(false)::text[])
+returns void language sql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+begin atomic
+    select dbms_cloud_ai_agent.set_attribute(object_name, object_type, attribute_name,
+                                             attribute_value::text, search_path);
+end;
+comment on function dbms_cloud_ai_agent.set_attribute(text, text, text, boolean, text[]) is
+'Set a boolean attribute of a tool, task, agent or team';
+
+create function dbms_cloud_ai_agent.set_attribute(object_name text, object_type text, attribute_name text,
+        attribute_value numeric, search_path text[] default pg_catalog.current_schemas(false)::text[])
+returns void language sql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+begin atomic
+    select dbms_cloud_ai_agent.set_attribute(object_name, object_type, attribute_name,
+                                             attribute_value::text, search_path);
+end;
+comment on function dbms_cloud_ai_agent.set_attribute(text, text, text, numeric, text[]) is
+'Set a numeric attribute of a tool, task, agent or team';
+
+create function dbms_cloud_ai_agent.set_attribute(object_name text, object_type text, attribute_name text,
+        attribute_value jsonb, search_path text[] default pg_catalog.current_schemas(false)::text[])
+returns void language sql volatile parallel unsafe security invoker
+set search_path to pg_catalog, pg_temp
+begin atomic
+    select dbms_cloud_ai_agent.set_attribute(object_name, object_type, attribute_name,
+                                             attribute_value::text, search_path);
+end;
+comment on function dbms_cloud_ai_agent.set_attribute(text, text, text, jsonb, text[]) is
+'Set a jsonb attribute of a tool, task, agent or team';
+
 create function dbms_cloud_ai_agent.set_attributes(object_name text, object_type text, attributes text, search_path text[] default pg_catalog.current_schemas(false)::text[])
 returns void language plpython3u volatile parallel unsafe security invoker
 set search_path to pg_catalog, pg_temp

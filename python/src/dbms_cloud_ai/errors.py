@@ -190,8 +190,11 @@ SQLSTATES = {
               "profile, credential, conversation, prompt or memory does not exist for the calling "
               "role (or the conversation expired); no matching NL2SQL statement or feedback "
               "record (FEEDBACK); no table you can read in an NL2SQL profile's scope "
-              "(showprompt, or with raise_on_invalid_sql); a table generate_synthetic_data cannot see"),
-    "42710": ("duplicate_object", "profile or credential already exists"),
+              "(showprompt, or with raise_on_invalid_sql); a table generate_synthetic_data cannot see; "
+              "an agent, task, tool or team that does not exist for the calling role (or a team "
+              "not shared with it)"),
+    "42710": ("duplicate_object",
+              "profile, credential, agent, task, tool or team already exists"),
     "42P07": ("duplicate_table",
               "drop_vector_index(include_data => false): the table that would keep the "
               "index's data exists already"),
@@ -228,7 +231,7 @@ SQLSTATES = {
               "index DDL"),
     "0A000": ("feature_not_supported",
               "provider or action this version does not implement; embeddings with a provider "
-              "that has none"),
+              "that has none; WEBSEARCH, NOTIFICATION and HTTP agent tools"),
     "58000": ("system_error", "master key file or Python library missing or unreadable"),
     "28000": ("invalid_authorization_specification",
               "the provider rejected the API key (HTTP 401/403)"),
@@ -257,7 +260,8 @@ SQLSTATES = {
               "dbms_cloud_ai.max_result_bytes; summarize or translate content that needs more "
               "model calls than dbms_cloud_ai.max_text_calls (refused before any request) or a "
               "location_uri document over 8 MB; a translation cut off at max_tokens; "
-              "generate_synthetic_data needing more first-pass requests than max_text_calls"),
+              "generate_synthetic_data needing more first-pass requests than max_text_calls; "
+              "agent, task, tool or team attributes over 64 KB or nested over 8 deep"),
     "LL005": ("generated_sql_failed",
               "the model's SQL could not be parsed, planned or run even after the repairs "
               "and repair_rounds repair requests, with the profile attribute "

@@ -240,7 +240,18 @@ def parse_value(kind: str, name, value):
                                detail="Known: " + ", ".join(SPEC[kind]) + ".", hint=hint(kind))
     if value is None:
         return key, None
-    return key, SPEC[kind][key][0](kind, key, bounded(value, f"attribute {key}", kind))
+    if isinstance(value, str):     # JSON text (set_attribute): bounded once parsed, below
+        if len(value) > MAX_BYTES:
+            raise ResultTooLarge(f"attribute {key} of the {kind.lower()} is larger than "
+                                 f"{MAX_BYTES} bytes", hint=hint(kind))
+        stripped = value.strip()
+        if stripped[:1] in ("[", "{"):
+            try:
+                bounded(jsontext.loads(stripped), f"attribute {key}", kind)
+            except ValueError:
+                pass                 # the attribute's parser says what is wrong with it
+    typed = SPEC[kind][key][0](kind, key, bounded(value, f"attribute {key}", kind))
+    return key, bounded(typed, f"attribute {key}", kind)
 
 
 def parse_all(kind: str, attrs: dict) -> dict:

@@ -18,9 +18,10 @@ For the runtime (agents-run):
   parts are read as the team's owner's, inside the package only:
   agents/sharing.py); keys team (the team's load dict) and steps; also
   supervisor (a step or None).
-- ``references.resolve_function(plpy, name, search_path)``: the function a
-  custom tool names, as PostgreSQL resolves it, for its EXECUTE check at run
-  time.
+- ``references.resolve_function(plpy, name, search_path) -> list[dict]``: the
+  functions a custom tool's name may mean, as PostgreSQL resolves it (every
+  overload in the first schema of the path that has the name: oid, signature,
+  schema, executable), for the EXECUTE check at run time.
 """
 
 from __future__ import annotations

@@ -47,8 +47,8 @@ def describe_tool(plpy, tool_name, search_path) -> str:
     fn = tool["attributes"].get("function")
     if fn:
         found = references.resolve_function(plpy, fn, search_path)
-        if found is not None:
-            args = [dict(r) for r in db.query(plpy, _ARGS, ("int8",), (found["oid"],))]
+        if found:     # an overloaded name: the first overload's
+            args = [dict(r) for r in db.query(plpy, _ARGS, ("int8",), (found[0]["oid"],))]
     return json.dumps({"tool_name": tool["name"], "description": tool["description"],
                        "status": tool["status"], "attributes": _as_given(tool),
                        "function_args": args})

@@ -6,8 +6,8 @@ runs a team checks again at run time, as the role running it):
 
 - a custom tool's ``function`` is resolved as PostgreSQL resolves a function
   name under the caller's search_path (``pg_catalog`` first unless placed
-  elsewhere; never ``pg_temp``); one that exists must be executable by the
-  caller (EXECUTE and USAGE on its schema), else 42501.  A name that resolves
+  elsewhere; never ``pg_temp``); every overload it may mean must be
+  executable by the caller (EXECUTE and USAGE on its schema), else 42501.  A name that resolves
   to nothing is accepted, as Oracle accepts it (its SDK's test_3016 creates a
   tool naming a missing function): running the tool fails until it exists.
 - a ``profile_name`` (an agent's, a SQL or RAG tool's) is the caller's own
@@ -40,11 +40,12 @@ def _path(search_path) -> list[str]:
     return path if "pg_catalog" in path else ["pg_catalog", *path]
 
 
-def resolve_function(plpy, name: str, search_path) -> dict | None:
-    """The function ``name`` ("f", "schema.f", quoted parts kept as written)
-    resolves to under ``search_path`` (a list of schema names): {signature,
-    schema, executable, oid}, or None when nothing of that name is found.  Overloads
-    in the first schema that has the name: 22023 (a tool names one function)."""
+def resolve_function(plpy, name: str, search_path) -> list[dict]:
+    """The functions ``name`` ("f", "schema.f", quoted parts kept as written)
+    may mean under ``search_path`` (a list of schema names): every overload of
+    that name in the first schema that has one, each {oid, signature, schema,
+    executable}; [] when there is none (which one a call binds to depends on
+    its arguments, as in PostgreSQL)."""
     try:
         parts = db.one(plpy, _IDENT, ("text",), (name,))["parts"]
     except plpy.SPIError:
@@ -58,27 +59,19 @@ def resolve_function(plpy, name: str, search_path) -> dict | None:
         raise InvalidParameter(f"invalid function name {name!r}",
                                hint='Name the function as "f" or "schema.f".')
     rows = db.query(plpy, _FUNCTIONS, ("text", "text[]"), (fname, schemas))
-    if rows.nrows() == 0:
-        return None
-    first = [r for r in rows if r["pos"] == rows[0]["pos"]]
-    if len(first) > 1:
-        raise InvalidParameter(
-            f"function name {name!r} is ambiguous",
-            detail="Schema " + first[0]["schema"] + " has " + str(len(first)) + " functions of that name.",
-            hint="Give the tool's function a name of its own.")
-    return {"oid": first[0]["oid"], "signature": first[0]["signature"], "schema": first[0]["schema"],
-            "executable": first[0]["executable"]}
+    return [{"oid": r["oid"], "signature": r["signature"], "schema": r["schema"],
+             "executable": r["executable"]} for r in rows if r["pos"] == rows[0]["pos"]]
 
 
 def check_function(plpy, name: str, search_path) -> None:
-    """42501 when ``name`` resolves to a function the caller may not execute."""
-    found = resolve_function(plpy, name, search_path)
-    if found is not None and not found["executable"]:
-        raise InsufficientPrivilege(
-            f"permission denied for function {found['signature']}",
-            detail="A tool may name only a function its owner may execute.",
-            hint="Ask the function's owner for GRANT EXECUTE (and USAGE on its schema), "
-                 "or name a function of your own.")
+    """42501 when ``name`` may mean a function the caller may not execute."""
+    for found in resolve_function(plpy, name, search_path):
+        if not found["executable"]:
+            raise InsufficientPrivilege(
+                f"permission denied for function {found['signature']}",
+                detail="A tool may name only a function its owner may execute.",
+                hint="Ask the function's owner for GRANT EXECUTE (and USAGE on its schema), "
+                     "or name a function of your own.")
 
 
 _PROFILE = f"""
