@@ -336,3 +336,16 @@ def test_a_shared_team_runs_for_the_grantee_with_the_owners_shared_profile(db, a
     owners = db.admin.execute("select owner, team_owner from dbms_cloud_ai_agent.dba_ai_agent_team_history"
                               ).fetchall()
     assert set(owners) == {("bob", "alice")}
+
+
+def test_an_overloaded_function_tool_calls_the_overload_the_arguments_fit(db, alice, llm):
+    own_schema(db)
+    alice.execute("create function alice.pick(x integer) returns text language sql as 'select ''int '' || x'")
+    alice.execute("create function alice.pick(s text, n integer) returns text language sql "
+                  "as 'select repeat(s, n)'")
+    function_tool(db, alice, "PICK", "pick")
+    assert alice.execute("""select dbms_cloud_ai_agent.run_tool('PICK', '{"x": 3}')""").fetchone()[0] == "int 3"
+    assert alice.execute("""select dbms_cloud_ai_agent.run_tool('PICK', '{"s": "ab", "n": 2}')"""
+                         ).fetchone()[0] == "abab"
+    with raises("22023"):
+        alice.execute("""select dbms_cloud_ai_agent.run_tool('PICK', '{"s": "ab"}')""")

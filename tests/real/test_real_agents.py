@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from agent_run_helpers import create, own_schema, run_team, team_history, tool_history
+from agent_run_helpers import create, own_schema, run_team, task_history, team_history, tool_history
 from real.real_fixtures import local_model, real, sh  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.real
@@ -26,7 +26,7 @@ def test_a_two_task_team_with_a_sql_tool_and_a_function_tool(db, real, sh):
     for agent in ("COUNTER", "CALCULATOR"):
         create(db, real, "AGENT", agent, {"profile_name": "P", "enable_human_tool": False,
                                           "role": "You use the tools you are given and answer tersely."})
-    create(db, real, "TASK", "COUNT", {"instruction": "Call the tool SHOP with the question: {query} "
+    create(db, real, "TASK", "COUNT", {"instruction": "Use the SHOP tool to answer this question: {query} "
                                        "Then reply with the number only.", "tools": ["SHOP"],
                                        "enable_human_tool": False})
     create(db, real, "TASK", "SCALE", {"instruction": "Call the tool TIMES_TEN with n set to the "
@@ -40,7 +40,7 @@ def test_a_two_task_team_with_a_sql_tool_and_a_function_tool(db, real, sh):
     answer = run_team(real, "SHOPTEAM", "How many countries are there?")
     assert team_history(real)[0]["state"] == "SUCCEEDED"
     tools = {t["tool_name"]: t for t in tool_history(real)}
-    assert set(tools) == {"SHOP", "TIMES_TEN"}, tools
+    assert set(tools) == {"SHOP", "TIMES_TEN"}, [t["result"] for t in task_history(real)]
     assert str(count) in tools["SHOP"]["output"]
     assert float(json.loads(tools["TIMES_TEN"]["input"])["n"]) == count
     assert str(count * 10) in answer

@@ -32,6 +32,7 @@ from ..errors import (
 from ..lazy import LazyModule
 from ..model import interrupts
 from ..turn import Call
+from . import references
 from .team import Obj, profile_ref
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
@@ -101,67 +102,72 @@ _PATH = """
     select pg_catalog.set_config('search_path',
                coalesce((select pg_catalog.string_agg(pg_catalog.quote_ident(s), ', ')
                            from pg_catalog.unnest($1::text[]) s), ''), true) as x"""
-_REGPROC = "select pg_catalog.to_regproc($1)::oid::int8 as oid"
 _SIGNATURE = """
     select pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(p.proname) as qualified,
            p.prokind, p.pronargs, p.pronargdefaults, p.provariadic <> 0 as variadic,
            coalesce(p.proargnames, array[]::text[]) as names,
            coalesce(p.proargmodes::text[], array[]::text[]) as modes,
            array(select pg_catalog.format_type(t, null)
-                   from pg_catalog.unnest(p.proargtypes) with ordinality u(t, i) order by i) as types,
-           pg_catalog.has_function_privilege(p.oid, 'EXECUTE') as may
+                   from pg_catalog.unnest(p.proargtypes) with ordinality u(t, i) order by i) as types
       from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
      where p.oid = $1"""
 
 
-def resolve(plpy, tool: Obj, search_path: list[str]) -> Function:
-    """The tool's function as PostgreSQL resolves its name under the caller's
-    search_path; 42883 when it names none (or several), 42501 without EXECUTE."""
-    name = str(tool.attrs["function"])
-    try:
-        with plpy.subtransaction():
-            db.one(plpy, _PATH, ("text[]",), (list(search_path or []),))
-            row = db.one(plpy, _REGPROC, ("text",), (name,))
-            db.one(plpy, _PIN)
-    except plpy.SPIError:
-        row = None
-    db.one(plpy, _PIN)
-    oid = row["oid"] if row else None
-    sig = db.one(plpy, _SIGNATURE, ("int8",), (oid,)) if oid is not None else None
-    if sig is None or sig["prokind"] != "f":
-        err = UndefinedObject(f"tool {tool.name}: function {name} does not exist, or its name "
-                              "is not unique", hint="Name one function (schema.name) the caller "
-                              "can see under its search_path.")
-        err.sqlstate = "42883"
-        raise err
-    if not sig["may"]:
-        raise InsufficientPrivilege(f"permission denied for function {name} of tool {tool.name}",
-                                    hint="Its owner grants EXECUTE on it.")
+def _overload(plpy, tool: Obj, oid: int) -> Function | None:
+    """One overload with named, non-variadic input arguments (None otherwise)."""
+    sig = db.one(plpy, _SIGNATURE, ("int8",), (oid,))
+    if sig is None or sig["prokind"] != "f" or sig["variadic"]:
+        return None
     modes = list(sig["modes"]) or ["i"] * sig["pronargs"]
-    names = list(sig["names"])
-    inputs = [n for n, m in zip(names + [""] * len(modes), modes) if m in ("i", "b", "v")]
-    if sig["variadic"] or any(not n for n in inputs[:sig["pronargs"]]) or len(inputs) < sig["pronargs"]:
-        raise FeatureNotSupported(f"tool {tool.name}: function {name} needs named, non-variadic "
-                                  "arguments", hint="Give every argument a name.")
+    names = list(sig["names"]) + [""] * len(modes)
+    inputs = [n for n, m in zip(names, modes) if m in ("i", "b", "v")]
+    if len(inputs) != sig["pronargs"] or any(not n for n in inputs):
+        return None
     return Function(oid, sig["qualified"], list(zip(inputs, sig["types"])),
                     sig["pronargs"] - sig["pronargdefaults"])
 
 
-def _schema(fn: Function, tool: Obj) -> dict:
+def resolve(plpy, tool: Obj, search_path: list[str]) -> list[Function]:
+    """The overloads the tool's function name means under the caller's search_path
+    (references.resolve_function, as the catalog checked it); 42883 when there is
+    none that a tool can call (named, non-variadic arguments), 42501 when the caller
+    may not execute one of them."""
+    name = str(tool.attrs["function"])
+    found = references.resolve_function(plpy, name, search_path)
+    for f in found:
+        if not f["executable"]:
+            raise InsufficientPrivilege(f"permission denied for function {f['signature']} of tool "
+                                        f"{tool.name}", hint="Its owner grants EXECUTE on it "
+                                        "(and USAGE on its schema).")
+    overloads = [o for o in (_overload(plpy, tool, f["oid"]) for f in found) if o is not None]
+    if not overloads:
+        err = UndefinedObject(f"tool {tool.name}: no function {name} with named arguments",
+                              hint="Name a function (schema.name) the caller can see under its "
+                                   "search_path, with a name for every argument.")
+        err.sqlstate = "42883"
+        raise err
+    return overloads
+
+
+def _schema(fns: list[Function], tool: Obj) -> dict:
+    """The JSON schema of the arguments: every overload's, required what all require."""
     described = {}
     for entry in tool.attrs.get("tool_inputs") or []:
         if isinstance(entry, dict) and entry.get("name"):
             described[str(entry["name"]).lower()] = str(entry.get("description") or "")
     props = {}
-    for name, typ in fn.inputs:
-        p = {"type": _JSON_TYPES.get(typ, "string")}
-        if p["type"] == "object":
-            p = {}
-        text = described.get(name.lower()) or f"{typ}"
-        p["description"] = text
-        props[name] = p
+    for fn in fns:
+        for name, typ in fn.inputs:
+            if name in props:
+                continue
+            p = {"type": _JSON_TYPES.get(typ, "string")}
+            if p["type"] == "object":
+                p = {}
+            p["description"] = described.get(name.lower()) or typ
+            props[name] = p
+    required = set.intersection(*({n for n, _ in fn.inputs[:fn.required]} for fn in fns))
     return {"type": "object", "properties": props,
-            "required": [n for n, _ in fn.inputs[:fn.required]]}
+            "required": [n for n in props if n in required]}
 
 
 def _value(v):
@@ -174,9 +180,8 @@ def _value(v):
     return json.dumps(v, ensure_ascii=False)
 
 
-def call_function(plpy, fn: Function, args: dict, search_path: list[str], timeout: float) -> str:
-    """Call ``fn`` with the model's ``args``: names checked against its inputs, values
-    passed as parameters and cast by PostgreSQL to the argument types."""
+def _bind(fn: Function, args: dict) -> list:
+    """[((name, type), value text)] for ``args`` on ``fn``; ToolFailed when they do not fit."""
     by_name = {n: (n, t) for n, t in fn.inputs}
     by_lower = {n.lower(): (n, t) for n, t in fn.inputs}
     chosen = []
@@ -190,6 +195,23 @@ def call_function(plpy, fn: Function, args: dict, search_path: list[str], timeou
     missing = [n for n, _ in fn.inputs[:fn.required] if n not in given]
     if missing:
         raise ToolFailed("missing argument(s): " + ", ".join(missing))
+    return chosen
+
+
+def call_function(plpy, fns: list[Function], args: dict, search_path: list[str],
+                  timeout: float) -> str:
+    """Call the overload the model's ``args`` fit (the first, in the catalog's order):
+    names checked against its inputs, values passed as parameters and cast by
+    PostgreSQL to its argument types."""
+    failed = None
+    for fn in fns:
+        try:
+            chosen = _bind(fn, args)
+            break
+        except ToolFailed as e:
+            failed = failed or e
+    else:
+        raise failed
     # Identifiers from the catalog (quote_ident'ed by PostgreSQL, types by
     # format_type); every value is a parameter.
     quoted = db.query(plpy, "select pg_catalog.quote_ident(n) as q from pg_catalog.unnest($1::text[]) n",
@@ -262,16 +284,16 @@ class Prepared:
 
     tool: Obj
     definition: dict
-    function: Function | None = None
+    functions: list[Function] | None = None
 
 
 def prepare(plpy, tool: Obj, search_path: list[str]) -> Prepared:
     k = kind(tool)
     desc = str(tool.attrs.get("instruction") or tool.attrs.get("description") or "")[:2000]
     if k == "FUNCTION":
-        fn = resolve(plpy, tool, search_path)
-        return Prepared(tool, {"name": model_name(tool), "description": desc or f"calls {fn.qualified}",
-                               "parameters": _schema(fn, tool)}, fn)
+        fns = resolve(plpy, tool, search_path)
+        return Prepared(tool, {"name": model_name(tool), "description": desc or f"calls {fns[0].qualified}",
+                               "parameters": _schema(fns, tool)}, fns)
     if k in ("SQL", "RAG"):
         _profile_name(tool)
         default = ("answers a question from the database" if k == "SQL"
@@ -297,7 +319,7 @@ def run(plpy, prepared: Prepared, args: dict, search_path: list[str], limit: flo
     """The tool's result; ToolFailed for what the model should be told."""
     k = kind(prepared.tool)
     if k == "FUNCTION":
-        out = call_function(plpy, prepared.function, args, search_path, limit)
+        out = call_function(plpy, prepared.functions, args, search_path, limit)
     elif k == "SQL":
         out = sql_tool(plpy, prepared.tool, args, search_path)
     elif k == "RAG":
