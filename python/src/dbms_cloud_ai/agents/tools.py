@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .. import data_access, db, profiles, settings
+from .. import data_access, db, jsontext, profiles, settings
 from ..errors import (
     CallInterrupted,
     DcaError,
@@ -335,7 +335,7 @@ def arguments(raw) -> dict:
     if raw is None or not str(raw).strip():
         return {}
     try:
-        value = json.loads(raw)
+        value = jsontext.loads(raw)     # hostile nesting is a ValueError too
     except ValueError:
         return {"query": str(raw)}
     if not isinstance(value, dict):
