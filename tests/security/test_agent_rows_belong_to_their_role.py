@@ -129,6 +129,21 @@ def test_a_grantee_sees_the_team_row_only_and_its_runs_are_its_own(db, alice, bo
     assert run_team(alice, "T", "again") == "alice still runs"
 
 
+def test_a_run_cannot_join_or_resume_another_roles_conversation(db, alice, bob, llm):
+    team(db, alice, llm, human=True)
+    team(db, bob, llm, human=True, credential="BC")
+    cid = alice.execute("select dbms_cloud_ai.create_conversation()").fetchone()[0]
+    llm.script(ToolCalls([{"name": "human", "arguments": {"question": "which one?"}}]))
+    assert run_team(alice, "T", "alice's private prompt", {"conversation_id": cid}) == "which one?"
+    llm.reset()
+    with raises("42704"):
+        run_team(bob, "T", "the first one", {"conversation_id": cid})
+    assert llm.requests == []
+    assert [h["state"] for h in team_history(alice)] == ["WAITING_FOR_HUMAN"]
+    assert bob.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_conversation_prompts"
+                       ).fetchone()[0] == 0
+
+
 @pytest.fixture
 def ghost(db):
     drop_role(db.admin, "ghost")

@@ -167,3 +167,19 @@ def test_another_roles_profile_is_refused_unless_shared(db, alice, bob, llm):
     with raises("42704"):
         run_team(bob, "T", "x")
     assert llm.requests == []
+
+
+def test_a_rag_tool_cannot_reach_another_roles_vector_index(db, alice, bob, llm):
+    alice.execute("create table alice.handbook (id int primary key, body text)")
+    alice.execute("insert into alice.handbook values (1, 'The secret code is 4242.')")
+    make_profile(alice, llm, "EMB", credential="CEMB", embedding_model="text-embedding-3-small")
+    alice.execute("select dbms_cloud_ai.create_vector_index('DOCS', %s)",
+                  (json.dumps({"location": "table:alice.handbook(id, body)", "profile_name": "EMB"}),))
+    for n, index in enumerate(("DOCS", '"alice"."DOCS"', "alice.DOCS")):
+        bob.execute("select dbms_cloud_ai.create_profile(%s, %s)", (f"BR{n}", json.dumps(
+            {"provider": "openai", "provider_endpoint": llm.url, "vector_index_name": index})))
+        create(db, bob, "TOOL", f"R{n}", {"tool_type": "RAG", "tool_params": {"profile_name": f"BR{n}"}})
+        llm.reset()
+        with case(index), raises("42704"):
+            bob.execute(f"select {A}.run_tool('R{n}', 'what is the secret code?')")
+        assert llm.requests == []
