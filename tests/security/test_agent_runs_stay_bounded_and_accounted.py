@@ -55,9 +55,13 @@ def test_a_tool_that_runs_its_own_team_is_bounded(db, alice, bob, llm):
         run_team(alice, "T", "go")
     # Before the fix each nested run had bounds of its own: 12,971 requests in 300 s.
     assert len(llm.requests) <= 60, len(llm.requests)
-    assert alice.execute("select 1").fetchone() == (1,)
     assert bob.execute("select pg_backend_pid()").fetchone()[0] == bob_pid   # no crash restart
     assert {h["state"] for h in team_history(alice)} == {"FAILED"}
+    # The session's next run starts from fresh bounds, at depth 1.
+    team(db, alice, llm, name="PLAIN", steps=(("A2", "K2", "Answer {query}", ()),), make=False)
+    llm.reset()
+    llm.script(Answer("plain answer"))
+    assert run_team(alice, "PLAIN", "hi") == "plain answer"
 
 
 def test_run_tool_calling_itself_is_bounded(db, alice, llm):
