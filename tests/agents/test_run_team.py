@@ -349,3 +349,13 @@ def test_an_overloaded_function_tool_calls_the_overload_the_arguments_fit(db, al
                          ).fetchone()[0] == "abab"
     with raises("22023"):
         alice.execute("""select dbms_cloud_ai_agent.run_tool('PICK', '{"s": "ab"}')""")
+
+
+def test_a_model_that_calls_a_tool_then_says_nothing_is_asked_once_more_without_tools(
+        db, alice, llm, adder):
+    team(db, alice, llm, steps=(("A", "K", "Answer: {query}", ("ADDER",)),))
+    llm.script(ToolCalls([{"name": "ADDER", "arguments": {"a": 20, "b": 22}}]), Answer(""), Answer("42"))
+    assert run_team(alice, "T", "20 + 22?") == "42"
+    last = llm.requests[-1]
+    assert offered_tools(last.wire, last.json) == [] and "ADDER: 42" in json.dumps(last.json)
+    assert task_history(alice)[0]["result"] == "42"

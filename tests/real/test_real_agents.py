@@ -39,8 +39,13 @@ def test_a_two_task_team_with_a_sql_tool_and_a_function_tool(db, real, sh):
     count = sh.admin.execute("select count(*) from sh.countries").fetchone()[0]
     answer = run_team(real, "SHOPTEAM", "How many countries are there?")
     assert team_history(real)[0]["state"] == "SUCCEEDED"
-    tools = {t["tool_name"]: t for t in tool_history(real)}
-    assert set(tools) == {"SHOP", "TIMES_TEN"}, [t["result"] for t in task_history(real)]
-    assert str(count) in tools["SHOP"]["output"]
-    assert float(json.loads(tools["TIMES_TEN"]["input"])["n"]) == count
-    assert str(count * 10) in answer
+    calls = tool_history(real)
+    names = {t["tool_name"] for t in calls}
+    assert names == {"SHOP", "TIMES_TEN"}, [t["result"] for t in task_history(real)]
+    shop = [t for t in calls if t["tool_name"] == "SHOP"]
+    scaled = [t for t in calls if t["tool_name"] == "TIMES_TEN"]
+    assert any(str(count) in t["output"] for t in shop), shop
+    # The first task's result reached the second, whose model passed it to the function
+    # (a small model may go on calling it on its own results; the answer is still the first's).
+    assert float(json.loads(scaled[0]["input"])["n"]) == count, scaled
+    assert str(count * 10) in answer.replace(",", ""), (answer, scaled)

@@ -7,6 +7,7 @@ import pytest
 from dbms_cloud_ai.agents import run, tools
 from dbms_cloud_ai.agents.team import Obj
 from dbms_cloud_ai.errors import InvalidParameter
+from dbms_cloud_ai.providers.base import tool_calls_in_text
 
 
 def test_argument_values_become_the_text_postgresql_casts():
@@ -42,3 +43,12 @@ def test_params_accept_only_conversation_id_and_variables():
     for bad in ('{"conversation": 1}', '{"variables": [1]}'):
         with pytest.raises(InvalidParameter):
             run._params(bad)
+
+
+def test_a_tool_call_written_in_doubled_braces_is_a_tool_call():
+    offered = [{"name": "SHOP", "description": "d", "parameters": {"type": "object", "properties": {}}}]
+    text = '{{"name": "SHOP", "arguments": {"query": "How many?"}}}'
+    assert tool_calls_in_text(text, offered) == [{"id": "call_0", "name": "SHOP",
+                                                  "arguments": {"query": "How many?"}}]
+    assert tool_calls_in_text('{{"name": "OTHER", "arguments": {}}}', offered) == []
+    assert tool_calls_in_text("{{not json}}", offered) == []

@@ -248,7 +248,7 @@ def tool_calls_in_text(text: str, tools: list[dict]) -> list[dict]:
     """Tool calls an open model wrote as its whole answer's text instead of in
     ``tool_calls`` (Qwen and Hermes templates: ``<tool_call>{"name": ...,
     "arguments": {...}}</tool_call>``, or that JSON object alone, or in a ```json
-    fence as Qwen2.5-Coder writes it), as llama.cpp's servers return them without a
+    fence as Qwen2.5-Coder writes it, or in doubled braces), as llama.cpp's servers return them without a
     tool-call parser, and as a gateway passes them on in any wire (Anthropic's text
     block, Gemini's text part).  Only when the text is nothing else and every call
     names an offered tool; otherwise it is text."""
@@ -270,7 +270,13 @@ def tool_calls_in_text(text: str, tools: list[dict]) -> list[dict]:
         try:
             call = jsontext.loads(block)
         except ValueError:
-            return []
+            # A small model that saw its template's doubled braces writes {{"name": ...}}.
+            if not (block.startswith("{{") and block.endswith("}}")):
+                return []
+            try:
+                call = jsontext.loads(block[1:-1])
+            except ValueError:
+                return []
         if not isinstance(call, dict) or set(call) - {"name", "arguments"} \
                 or call.get("name") not in offered:
             return []
