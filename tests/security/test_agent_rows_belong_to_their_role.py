@@ -144,6 +144,26 @@ def test_a_run_cannot_join_or_resume_another_roles_conversation(db, alice, bob, 
                        ).fetchone()[0] == 0
 
 
+def test_a_shared_teams_waiting_run_is_resumed_by_that_team_only(db, alice, bob, llm):
+    team(db, alice, llm, human=True, role="ALICE'S ROLE")
+    alice.execute(f"select {A}.grant_team_access('T', 'bob')")
+    alice.execute("select dbms_cloud_ai.grant_profile_access('P', 'bob')")
+    team(db, bob, llm, human=True, credential="BC", role="BOB'S ROLE")
+    cid = bob.execute("select dbms_cloud_ai.create_conversation()").fetchone()[0]
+    llm.script(ToolCalls([{"name": "human", "arguments": {"question": "which?"}}]))
+    assert run_team(bob, '"alice"."T"', "shared run", {"conversation_id": cid}) == "which?"
+    # bob's own team T in the same conversation starts its own run (before the fix it
+    # resumed the shared team's run, with alice's messages on bob's team)
+    llm.script(Answer("own answer"))
+    assert run_team(bob, "T", "own run", {"conversation_id": cid}) == "own answer"
+    assert "ALICE'S ROLE" not in json.dumps(llm.requests[-1].json)
+    llm.script(Answer("shared answer"))
+    assert run_team(bob, '"alice"."T"', "the first", {"conversation_id": cid}) == "shared answer"
+    assert "ALICE'S ROLE" in json.dumps(llm.requests[-1].json)
+    assert db.admin.execute("select team_owner, state from dbms_cloud_ai._agent_team_run order by start_date"
+                            ).fetchall() == [("alice", "SUCCEEDED"), ("bob", "SUCCEEDED")]
+
+
 @pytest.fixture
 def ghost(db):
     drop_role(db.admin, "ghost")

@@ -139,7 +139,7 @@ _WAITING = """
            end_date::text, conversation_id::text, params, user_prompt, pending::text, error
       from dbms_cloud_ai._agent_team_run
      where owner = current_user and conversation_id = $1::uuid and team_name = $2
-       and state = 'WAITING_FOR_HUMAN'
+       and team_owner = $3 and state = 'WAITING_FOR_HUMAN'
      order by start_date desc limit 1"""
 
 
@@ -160,7 +160,9 @@ def run_team(plpy, team_name, user_prompt, params_json, search_path) -> str:
 def _run_team(plpy, owner, team: Team, user_prompt, params, bounds, search_path) -> str:
     cid = (conversations.parse_id(params["conversation_id"]) if params.get("conversation_id")
            else None)
-    waiting = db.one(plpy, _WAITING, ("text", "text"), (cid, team.name)) if cid else None
+    # The same team: a shared "OWNER"."T" and the caller's own T are two teams.
+    waiting = db.one(plpy, _WAITING, ("text", "text", "text"), (cid, team.name, team.owner)) \
+        if cid else None
     if waiting is not None:
         if user_prompt is None or not user_prompt.strip():
             raise InvalidParameter("the run waits for a human: user_prompt is the answer",
