@@ -183,3 +183,23 @@ def test_a_rag_tool_cannot_reach_another_roles_vector_index(db, alice, bob, llm)
         with case(index), raises("42704"):
             bob.execute(f"select {A}.run_tool('R{n}', 'what is the secret code?')")
         assert llm.requests == []
+
+
+def test_a_shared_teams_unqualified_function_cannot_reach_the_callers_own_schema(db, alice, bob, llm):
+    """alice's tool names "wipe" unqualified; bob's search_path finds bob.wipe, bob's own
+    function: alice (no USAGE on schema bob) may not execute it, so bob's run is refused."""
+    own_schema(db, "bob")
+    bob.execute("create table bob.precious (x int)")
+    bob.execute("insert into bob.precious values (1)")
+    bob.execute("create function bob.wipe() returns text language sql "
+                "as $$ delete from bob.precious; select 'wiped' $$")
+    function_tool(db, alice, "WIPE", "wipe")            # resolves to nothing for alice: accepted
+    team(db, alice, llm, steps=(("A", "K", "Answer {query}", ("WIPE",)),))
+    alice.execute(f"select {A}.grant_team_access('T', 'bob')")
+    alice.execute("select dbms_cloud_ai.grant_profile_access('P', 'bob')")
+    llm.reset()
+    llm.script(ToolCalls([{"name": "WIPE", "arguments": {}}]), Answer("done"))
+    with raises("42501"):
+        run_team(bob, '"alice"."T"', "x")
+    assert llm.requests == []
+    assert bob.execute("select count(*) from bob.precious").fetchone()[0] == 1
