@@ -359,3 +359,20 @@ def test_a_model_that_calls_a_tool_then_says_nothing_is_asked_once_more_without_
     last = llm.requests[-1]
     assert offered_tools(last.wire, last.json) == [] and "ADDER: 42" in json.dumps(last.json)
     assert task_history(alice)[0]["result"] == "42"
+
+
+def test_a_detached_run_whose_backend_is_terminated_reads_failed(db, alice, llm):
+    team(db, alice, llm)
+    llm.script(Hang(30))
+    pid = alice.info.backend_pid
+    threading.Timer(1.5, lambda: db.admin.execute("select pg_terminate_backend(%s)", (pid,))).start()
+    with pytest.raises(psycopg.Error):
+        alice.execute("call dbms_cloud_ai_agent.run_team_detached('T', 'hi')")
+    other = db.connect("alice")
+    for _ in range(50):         # the backend's exit is seen shortly after the error
+        [h] = team_history(other)
+        if h["state"] == "FAILED":
+            break
+        time.sleep(0.1)
+    assert h["state"] == "FAILED"
+    assert db.admin.execute("select state from dbms_cloud_ai._agent_team_run").fetchone()[0] == "RUNNING"
