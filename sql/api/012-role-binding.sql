@@ -37,6 +37,9 @@ begin
     -- The rows that name the dropped role as a grantee of someone's profile.
     delete from dbms_cloud_ai._profile_grant t where t.grantee operator(pg_catalog.=) who;
     get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
+    -- ... and of someone's Select AI Agent team.
+    delete from dbms_cloud_ai._agent_team_grant t where t.grantee operator(pg_catalog.=) who;
+    get diagnostics k = row_count; n := n operator(pg_catalog.+) k;
     -- Its vector indexes, whose HNSW indexes go after their rows (below).
     select pg_catalog.array_agg(t.index_id) into ann
       from dbms_cloud_ai._vector_index t where t.owner operator(pg_catalog.=) who;

@@ -91,6 +91,11 @@ create policy agent_team_grant_role_bound on dbms_cloud_ai._agent_team_grant as 
                                  pg_catalog.to_regrole(pg_catalog.quote_ident(current_user))::oid));
 create policy agent_team_grant_admin_drop_role on dbms_cloud_ai._agent_team_grant for delete
     to dbms_cloud_ai_admin using (dbms_cloud_ai._role_is_stale(owner));
+-- drop_role_data removes the grants naming a dropped grantee too (as profile grants').
+create policy agent_team_grant_admin_drop on dbms_cloud_ai._agent_team_grant for delete
+    to dbms_cloud_ai_admin
+    using (grantee_oid operator(pg_catalog.<>) 0
+           and pg_catalog.pg_get_userbyid(grantee_oid) operator(pg_catalog.<>) grantee);
 create policy agent_team_grant_writer on dbms_cloud_ai._agent_team_grant to dbms_cloud_ai_owner
     using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
     with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));

@@ -1,7 +1,8 @@
 """Issue 14, class 3: a role's rows belong to that role, not to its name.
 
 A role ``ghost`` stores a credential, a profile, a conversation with prompts,
-memories, feedback, and is granted a host ACE, a token budget and a memory
+memories, feedback, Select AI Agent objects (a team shared with bob) and runs,
+and is granted a host ACE, a token budget and a memory
 role.  The superuser drops ghost as a DBA would (REASSIGN OWNED / DROP OWNED /
 DROP ROLE: the extension's rows do not block it) and creates a new ``ghost``.
 The new ghost sees exactly what a brand-new role sees in every user_ view,
@@ -31,7 +32,7 @@ from psycopg import sql
 
 pytestmark = pytest.mark.skipif(not os.environ.get("DCA_PGHOST"), reason="no server: run `make test`")
 
-SCHEMAS = ("dbms_cloud", "dbms_cloud_ai")
+SCHEMAS = ("dbms_cloud", "dbms_cloud_ai", "dbms_cloud_ai_agent")
 ORG = "ghostorg"
 # Columns that name the role a row belongs to or is granted to.
 ROLE_COLUMNS = ("owner", "principal", "principal_name", "role_name")
@@ -104,6 +105,19 @@ def seed_ghost(db, llm, key) -> str:
     ghost.execute("select dbms_cloud_ai.grant_vector_index_access('DOCS', 'bob')")
     assert promote(db) == 1
     assert ghost.execute("select count(*) from dbms_cloud_ai.user_cloud_ai_memories").fetchone()[0] == 1
+    # Select AI Agent: a tool, task, agent and team (shared with bob), a team run and a tool run
+    admin.execute("create or replace function public.ghost_echo(a text) returns text language sql "
+                  "as 'select a'")
+    agent = "dbms_cloud_ai_agent"
+    ghost.execute(f"""select {agent}.create_tool('ECHO', '{{"function": "public.ghost_echo"}}')""")
+    ghost.execute(f"""select {agent}.create_task('K', '{{"instruction": "x", "tools": ["ECHO"],
+                                                      "enable_human_tool": false}}')""")
+    ghost.execute(f"""select {agent}.create_agent('A', '{{"profile_name": "P", "role": "r",
+                                                       "enable_human_tool": false}}')""")
+    ghost.execute(f"""select {agent}.create_team('T', '{{"agents": [{{"name": "A", "task": "K"}}]}}')""")
+    ghost.execute(f"select {agent}.grant_team_access('T', 'bob')")
+    ghost.execute(f"""select {agent}.run_tool('ECHO', '{{"a": "hi"}}')""")
+    ghost.execute(f"select {agent}.run_team('T', 'hello team')")
     ghost.close()
     return cid
 
@@ -117,6 +131,8 @@ def test_a_new_role_of_a_dropped_roles_name_inherits_nothing(db, llm, roles):
     assert sum(len(before[v]) > len(fresh[v]) for v in before) >= 8, before
     stored = rows_naming(db.admin, "ghost")
     assert len(stored) >= 10, stored
+    assert {f"dbms_cloud_ai._agent_{t}.owner" for t in ("object", "team_grant", "team_run", "task_run",
+                                                       "tool_run")} <= set(stored), stored
     assert any(h["authorization"] == f"Bearer {old_key}" for h in (r.headers for r in llm.requests))
 
     drop_role(db.admin, "ghost")
@@ -132,7 +148,9 @@ def test_a_new_role_of_a_dropped_roles_name_inherits_nothing(db, llm, roles):
               "dbms_cloud_ai._conversation_prompt", "dbms_cloud_ai._memory", "dbms_cloud_ai._memory_job",
               "dbms_cloud_ai._model_call", "dbms_cloud_ai._token_budget", "dbms_cloud_ai._memory_role",
               "dbms_cloud_ai._vector_index", "dbms_cloud_ai._vector_chunk",
-              "dbms_cloud_ai._vector_index_grant"):
+              "dbms_cloud_ai._vector_index_grant", "dbms_cloud_ai._agent_object",
+              "dbms_cloud_ai._agent_team_grant", "dbms_cloud_ai._agent_team_run",
+              "dbms_cloud_ai._agent_task_run", "dbms_cloud_ai._agent_tool_run"):
         assert ghost.execute(f"select count(*) from {t}").fetchone()[0] == 0, t
     assert ghost.execute("select count(*) from dbms_cloud_ai._host_ace where principal_name <> 'PUBLIC'"
                          ).fetchone()[0] == 0
@@ -152,6 +170,8 @@ def test_a_new_role_of_a_dropped_roles_name_inherits_nothing(db, llm, roles):
         ("a new conversation", lambda: conversation(ghost, "mine")),
         ("drop the old conversation", lambda: ghost.execute(
             "select dbms_cloud_ai.drop_conversation(%s)", (cid,))),
+        ("run the old team", lambda: ghost.execute("select dbms_cloud_ai_agent.run_team('T', 'hi')")),
+        ("drop the old tool", lambda: ghost.execute("select dbms_cloud_ai_agent.drop_tool('ECHO')")),
     ]
     for what, call in calls:
         with raises("42501") as e:

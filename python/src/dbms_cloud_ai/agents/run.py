@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .. import attributes, db, profiles, settings
@@ -88,6 +89,29 @@ def _bounds(plpy) -> Bounds:
                   settings.value("dbms_cloud_ai.agent_tool_timeout", r["tool_timeout"]))
 
 
+# A function tool may call run_team or run_tool itself.  A run inside a running
+# one shares the outermost call's bounds (its tool calls, tokens and time), so
+# nesting multiplies nothing, and nests MAX_DEPTH calls deep at most (54000).
+MAX_DEPTH = 3
+_open: list[Bounds] = []     # this backend's run calls now running, outermost first
+
+
+@contextmanager
+def _call(plpy):
+    if len(_open) >= MAX_DEPTH:
+        raise ResultTooLarge(f"agent runs nested more than {MAX_DEPTH} deep (a function tool "
+                             "called run_team or run_tool)",
+                             hint="A tool's function should not run teams or tools itself.")
+    bounds = _open[0] if _open else _bounds(plpy)
+    if _open:
+        bounds.before_tool()     # the nested call is one more tool call of the outermost
+    _open.append(bounds)
+    try:
+        yield bounds
+    finally:
+        _open.pop()
+
+
 def _params(params_json) -> dict:
     params = attributes.parse_json_object(params_json, "params")
     for key in params:
@@ -115,7 +139,7 @@ _WAITING = """
            end_date::text, conversation_id::text, params, user_prompt, pending::text, error
       from dbms_cloud_ai._agent_team_run
      where owner = current_user and conversation_id = $1::uuid and team_name = $2
-       and state = 'WAITING_FOR_HUMAN'
+       and team_owner = $3 and state = 'WAITING_FOR_HUMAN'
      order by start_date desc limit 1"""
 
 
@@ -129,10 +153,16 @@ def run_team(plpy, team_name, user_prompt, params_json, search_path) -> str:
     history.flush(plpy, owner)
     params = _params(params_json)
     team = teams.load_team(plpy, team_name)
-    bounds = _bounds(plpy)
+    with _call(plpy) as bounds:
+        return _run_team(plpy, owner, team, user_prompt, params, bounds, search_path)
+
+
+def _run_team(plpy, owner, team: Team, user_prompt, params, bounds, search_path) -> str:
     cid = (conversations.parse_id(params["conversation_id"]) if params.get("conversation_id")
            else None)
-    waiting = db.one(plpy, _WAITING, ("text", "text"), (cid, team.name)) if cid else None
+    # The same team: a shared "OWNER"."T" and the caller's own T are two teams.
+    waiting = db.one(plpy, _WAITING, ("text", "text", "text"), (cid, team.name, team.owner)) \
+        if cid else None
     if waiting is not None:
         if user_prompt is None or not user_prompt.strip():
             raise InvalidParameter("the run waits for a human: user_prompt is the answer",
@@ -338,7 +368,8 @@ def run_tool(plpy, tool_name, input_text, search_path) -> str:
                                      hint="Run the team with dbms_cloud_ai_agent.run_team().")
     started, t0 = history._now(), time.monotonic()
     try:
-        out = tools.run(plpy, prepared, args, search_path, tools.timeout(plpy))
+        with _call(plpy):
+            out = tools.run(plpy, prepared, args, search_path, tools.timeout(plpy))
     except tools.ToolFailed as e:
         raise InvalidParameter(f"tool {tool.name}: {e}") from None
     invocation = accounting.record(provider="dbms_cloud_ai", model=tool.name[:128], purpose="tool",

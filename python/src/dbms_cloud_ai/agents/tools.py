@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .. import data_access, db, profiles, settings
+from .. import data_access, db, jsontext, profiles, settings
 from ..errors import (
     CallInterrupted,
     DcaError,
@@ -113,6 +113,14 @@ _SIGNATURE = """
      where p.oid = $1"""
 
 
+_OWNER_MAY = """
+    select coalesce(pg_catalog.has_function_privilege(r.oid, p.oid, 'EXECUTE')
+                    and pg_catalog.has_schema_privilege(r.oid, p.pronamespace, 'USAGE'), false) as may
+      from pg_catalog.pg_proc p
+      left join pg_catalog.pg_roles r on r.rolname = $1
+     where p.oid = $2"""
+
+
 def _overload(plpy, tool: Obj, oid: int) -> Function | None:
     """One overload with named, non-variadic input arguments (None otherwise)."""
     sig = db.one(plpy, _SIGNATURE, ("int8",), (oid,))
@@ -134,8 +142,12 @@ def resolve(plpy, tool: Obj, search_path: list[str]) -> list[Function]:
     may not execute one of them."""
     name = str(tool.attrs["function"])
     found = references.resolve_function(plpy, name, search_path)
+    shared = bool(found) and tool.owner != db.current_user(plpy)
     for f in found:
-        if not f["executable"]:
+        # A shared team's tool: its owner must still be able to execute it too.
+        if not f["executable"] or (shared
+                                   and not db.one(plpy, _OWNER_MAY, ("text", "int8"),
+                                                  (tool.owner, f["oid"]))["may"]):
             raise InsufficientPrivilege(f"permission denied for function {f['signature']} of tool "
                                         f"{tool.name}", hint="Its owner grants EXECUTE on it "
                                         "(and USAGE on its schema).")
@@ -335,7 +347,7 @@ def arguments(raw) -> dict:
     if raw is None or not str(raw).strip():
         return {}
     try:
-        value = json.loads(raw)
+        value = jsontext.loads(raw)     # hostile nesting is a ValueError too
     except ValueError:
         return {"query": str(raw)}
     if not isinstance(value, dict):

@@ -95,15 +95,19 @@ def begin(owner: str, profile_name: str | None, action: str | None) -> Turn:
 def turn(plpy, ctx, profile_name: str | None, action: str | None):
     """Account the model calls made inside: they belong to this owner, profile
     and action, and are written when the block ends without error (unless the
-    transaction is read-only: then a later call writes them)."""
+    transaction is read-only: then a later call writes them).  Turns nest: a
+    function tool of a team run may call generate() or run_team() itself, and the
+    run's later calls still belong to the run's turn."""
+    global _turn
     spool.init(plpy, ctx.who)
+    outer = _turn
     t = begin(ctx.who, profile_name, action)
     try:
         yield t
         if ctx.settings.get("ro") != "on":
             flush(plpy, ctx.who, ctx.settings.get("xid"))
     finally:
-        end()
+        _turn = outer
 
 
 def current() -> Turn | None:
