@@ -40,17 +40,22 @@ def _path(search_path) -> list[str]:
     return path if "pg_catalog" in path else ["pg_catalog", *path]
 
 
+def name_parts(plpy, name: str) -> list[str]:
+    """A function name's parts as PostgreSQL reads them (quoted parts kept as written)."""
+    try:
+        return db.one(plpy, _IDENT, ("text",), (name,))["parts"]
+    except plpy.SPIError:
+        raise InvalidParameter(f"invalid function name {name!r}",
+                               hint='Name the function as "f" or "schema.f".') from None
+
+
 def resolve_function(plpy, name: str, search_path) -> list[dict]:
     """The functions ``name`` ("f", "schema.f", quoted parts kept as written)
     may mean under ``search_path`` (a list of schema names): every overload of
     that name in the first schema that has one, each {oid, signature, schema,
     executable}; [] when there is none (which one a call binds to depends on
     its arguments, as in PostgreSQL)."""
-    try:
-        parts = db.one(plpy, _IDENT, ("text",), (name,))["parts"]
-    except plpy.SPIError:
-        raise InvalidParameter(f"invalid function name {name!r}",
-                               hint='Name the function as "f" or "schema.f".') from None
+    parts = name_parts(plpy, name)
     if len(parts) == 1:
         schemas, fname = _path(search_path), parts[0]
     elif len(parts) == 2:

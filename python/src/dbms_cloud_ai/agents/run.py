@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from .. import attributes, db, profiles, settings
 from ..conversations import store as conversations
 from ..errors import CallInterrupted, InvalidParameter, NotInPrerequisiteState, ResultTooLarge, UndefinedObject
-from ..model import accounting, detached, llm
+from ..model import accounting, detached, llm, timing
 from ..turn import Answer, Call
 from . import history, tools
 from . import team as teams
@@ -367,17 +367,28 @@ def run_tool(plpy, tool_name, input_text, search_path) -> str:
         raise NotInPrerequisiteState(f"tool {tool.name} asks a human: it runs inside a team",
                                      hint="Run the team with dbms_cloud_ai_agent.run_team().")
     started, t0 = history._now(), time.monotonic()
-    try:
-        with _call(plpy):
-            out = tools.run(plpy, prepared, args, search_path, tools.timeout(plpy))
-    except tools.ToolFailed as e:
-        raise InvalidParameter(f"tool {tool.name}: {e}") from None
-    invocation = accounting.record(provider="dbms_cloud_ai", model=tool.name[:128], purpose="tool",
-                                   prompt_version=TOOL_VERSION,
-                                   latency_ms=(time.monotonic() - t0) * 1000)
-    history.tool(plpy, None, owner, None, tool.name, None, None, started,
-                 json.dumps(args, ensure_ascii=False), out, out, invocation)
+    # Its own accounting turn: the tool call, and the model calls of a SQL or RAG tool,
+    # are recorded (and budgeted) as the caller's, as a run's are.
+    with accounting.turn(plpy, _ToolCaller(owner, timing.read(plpy)), None, ACTION):
+        try:
+            with _call(plpy):
+                out = tools.run(plpy, prepared, args, search_path, tools.timeout(plpy))
+        except tools.ToolFailed as e:
+            raise InvalidParameter(f"tool {tool.name}: {e}") from None
+        invocation = accounting.record(provider="dbms_cloud_ai", model=tool.name[:128], purpose="tool",
+                                       prompt_version=TOOL_VERSION,
+                                       latency_ms=(time.monotonic() - t0) * 1000)
+        history.tool(plpy, None, owner, None, tool.name, None, None, started,
+                     json.dumps(args, ensure_ascii=False), out, out, invocation)
     return out
+
+
+@dataclass
+class _ToolCaller:
+    """What accounting.turn reads of a call's context, for run_tool (no profile)."""
+
+    who: str
+    settings: dict
 
 
 def session_run(plpy, prompt, params_json, search_path) -> str:

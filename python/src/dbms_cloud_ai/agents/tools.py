@@ -141,6 +141,14 @@ def resolve(plpy, tool: Obj, search_path: list[str]) -> list[Function]:
     none that a tool can call (named, non-variadic arguments), 42501 when the caller
     may not execute one of them."""
     name = str(tool.attrs["function"])
+    if tool.owner != db.current_user(plpy) and len(references.name_parts(plpy, name)) != 2:
+        # A grantee's search_path is not the owner's: an unqualified name could bind to a
+        # function of a schema the owner never meant (the grantee's own, or public).
+        raise InsufficientPrivilege(f"tool {tool.name} of a shared team names its function "
+                                    f"{name} without a schema",
+                                    hint="The team's owner names it as schema.function: "
+                                         "dbms_cloud_ai_agent.set_attribute(tool, 'tool', "
+                                         "'function', 'schema.name').")
     found = references.resolve_function(plpy, name, search_path)
     shared = bool(found) and tool.owner != db.current_user(plpy)
     for f in found:
