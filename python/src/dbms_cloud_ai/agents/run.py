@@ -31,7 +31,7 @@ from ..conversations import store as conversations
 from ..errors import CallInterrupted, InvalidParameter, NotInPrerequisiteState, ResultTooLarge, UndefinedObject
 from ..model import accounting, detached, llm
 from ..turn import Answer, Call
-from . import history, tools
+from . import history, supervisor, tools
 from . import team as teams
 from .team import Step, Team
 
@@ -169,7 +169,10 @@ def _go(plpy, team: Team, run: history.Run, user_prompt, params, cid, bounds, se
         turn.conversation_id = cid
         thread = _thread(plpy, cid, ctx)
         answer = None
-        for step in team.steps[first - 1:]:
+        if team.supervisor is not None:       # a supervised team: agents/supervisor.py
+            answer = supervisor.run(plpy, run, team, prompt, variables, thread.history, bounds,
+                                    search_path, turn)
+        for step in team.steps[first - 1:] if team.supervisor is None else ():
             resumed = pending if pending and step.order == pending["task_order"] else None
             out = _task(plpy, run, team, step, prompt, variables, results, thread.history,
                         bounds, search_path, turn, resumed, user_prompt)

@@ -45,6 +45,8 @@ class Team:
     name: str
     attrs: dict
     steps: list[Step]
+    supervisor: Obj | None = None          # the supervisor_agent (agents/supervisor.py)
+    supervisor_task: Step | None = None    # its supervisor_task, as a step (order 0)
 
 
 def _obj(d: dict, enabled: bool = True) -> Obj:
@@ -72,7 +74,13 @@ def load_team(plpy, team_name) -> Team:
     if not steps:
         raise NotInPrerequisiteState(f"team {team.name} has no agents",
                                      hint='Set its attribute agents: [{"name": ..., "task": ...}].')
-    return Team(team.owner, team.name, team.attrs, steps)
+    sup = plan.get("supervisor")
+    if sup is None:
+        return Team(team.owner, team.name, team.attrs, steps)
+    agent = _obj(sup["agent"])
+    task = (Step(0, agent, _obj(sup["task"]), [_obj(t) for t in sup["tools"]])
+            if sup["task"] else None)
+    return Team(team.owner, team.name, team.attrs, steps, agent, task)
 
 
 def profile_ref(obj: Obj, name: str, caller: str) -> str:
