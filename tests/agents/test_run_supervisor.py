@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import json
 
-from agent_run_helpers import create, function_tool, own_schema, run_team, task_history, team, \
-    team_history, tool_history
+from agent_run_helpers import (
+    create,
+    function_tool,
+    own_schema,
+    run_team,
+    task_history,
+    team,
+    team_history,
+    tool_history,
+)
 from fake_llm import Answer, ToolCalls, last_user_text, offered_tools, tool_results
 from helpers import raises
 

@@ -170,8 +170,8 @@ def _go(plpy, team: Team, run: history.Run, user_prompt, params, cid, bounds, se
         thread = _thread(plpy, cid, ctx)
         answer = None
         if team.supervisor is not None:       # a supervised team: agents/supervisor.py
-            answer = supervisor.run(plpy, run, team, prompt, variables, thread.history, bounds,
-                                    search_path, turn)
+            answer = supervisor.run(plpy, _LOOP, run, team, prompt, variables, thread.history,
+                                    bounds, search_path, turn)
         for step in team.steps[first - 1:] if team.supervisor is None else ():
             resumed = pending if pending and step.order == pending["task_order"] else None
             out = _task(plpy, run, team, step, prompt, variables, results, thread.history,
@@ -325,6 +325,9 @@ def _tool_row(plpy, run, step, tc, output, raw, started, latency_ms, tool_name=N
     history.tool(plpy, run, run.owner, step.order, name, step.agent.name, step.task.name, started,
                  json.dumps(args if args is not None else tc.get("arguments"), ensure_ascii=False),
                  output, raw, invocation)
+
+
+_LOOP = supervisor.Loop(_task, _context, _invoke, _tool_row, _fill)
 
 
 # --- RUN_TOOL, and the session's team ------------------------------------------

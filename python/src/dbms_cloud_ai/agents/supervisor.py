@@ -4,7 +4,7 @@ that agent instead of its members in order.
 The supervisor's model is offered one tool per member (agent, task) pair, named
 after the task, with one argument ``request``; it calls members as it sees fit
 and answers when done.  A call runs the member's task as a sub-step of the run
-(run._task: the request fills {query}; the member's own tools and bounds apply;
+(run.py's task loop: the request fills {query}; the member's own tools and bounds apply;
 its task history row has its task_order) and its result goes back to the
 supervisor.  Delegation is one level deep: members get only their own tools.
 Members ask no human here (a question could not resume inside a delegation): the
@@ -21,11 +21,11 @@ import dataclasses
 import json
 import re
 import time
+from collections.abc import Callable
 
 from ..errors import NotInPrerequisiteState, ResultTooLarge
 from ..model import accounting, llm
 from . import history, tools
-from . import run as runner
 from .team import Obj, Step, Team
 
 INSTRUCTION = ("You lead a team. Answer the user's request below. To delegate part of the work, "
@@ -34,6 +34,18 @@ INSTRUCTION = ("You lead a team. Answer the user's request below. To delegate pa
 VERSION = accounting.version(
     "agent-supervisor", INSTRUCTION, "one tool per member (request); results as text")
 _NAME = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclasses.dataclass
+class Loop:
+    """What run.py lends the supervisor of its task loop (passed in: run.py imports
+    this module)."""
+
+    task: Callable          # run._task: one task's tool loop
+    context: Callable       # run._context: an agent's profile for a call
+    invoke: Callable        # run._invoke: one tool call, its history row
+    tool_row: Callable      # run._tool_row
+    fill: Callable          # run._fill: {query} and the variables
 
 
 @dataclasses.dataclass
@@ -77,22 +89,22 @@ def _check(agent: Obj) -> None:
                                           "agent as the team's supervisor_agent.")
 
 
-def run(plpy, run, team: Team, prompt, variables: dict, past: list, bounds, search_path,
-        turn) -> str:
+def run(plpy, loop: Loop, run, team: Team, prompt, variables: dict, past: list, bounds,
+        search_path, turn) -> str:
     """The supervised run: the supervisor's tool loop; its answer is the run's."""
     agent = team.supervisor
     _check(agent)
     step = team.supervisor_task or Step(0, agent, Obj(agent.owner, "TASK", None, "ENABLED",
                                                       {"instruction": INSTRUCTION}))
     step = dataclasses.replace(_quiet(step), agent=agent)
-    ctx = runner._context(plpy, step, run.owner)
+    ctx = loop.context(plpy, step, run.owner)
     members = _members(team)
     own = [tools.prepare(plpy, t, search_path) for t in step.tools]
     by_name = {p.definition["name"]: p for p in own}
     defs = [m.definition for m in members.values()] + \
         [p.definition for p in own if p.definition["name"] not in members]
     system = str(agent.attrs.get("role") or "")
-    instruction = runner._fill(str(step.task.attrs.get("instruction") or ""), prompt, variables)
+    instruction = loop.fill(str(step.task.attrs.get("instruction") or ""), prompt, variables)
     messages = ([{"role": "system", "content": system}] if system else []) + list(past) \
         + [{"role": "user", "content": instruction}]
     history.task(plpy, run, 0, agent.name, step.task.name, "RUNNING", input_text=prompt,
@@ -112,10 +124,10 @@ def run(plpy, run, team: Team, prompt, variables: dict, past: list, bounds, sear
             bounds.before_tool()
             member = members.get(tc.get("name"))
             if member is None:
-                out = runner._invoke(plpy, run, step, by_name.get(tc.get("name")), tc,
+                out = loop.invoke(plpy, run, step, by_name.get(tc.get("name")), tc,
                                      {**members, **by_name}, search_path, bounds)
             else:
-                out = _delegate(plpy, run, team, step, member, tc, variables, results,
+                out = _delegate(plpy, loop, run, team, step, member, tc, variables, results,
                                 bounds, search_path, turn)
             messages.append({"role": "tool", "tool_call_id": tc.get("id"), "name": tc.get("name"),
                              "content": out})
@@ -125,7 +137,7 @@ def run(plpy, run, team: Team, prompt, variables: dict, past: list, bounds, sear
                               "when to answer.")
 
 
-def _delegate(plpy, run, team, step, member: _Member, tc: dict, variables, results, bounds,
+def _delegate(plpy, loop: Loop, run, team, step, member: _Member, tc: dict, variables, results, bounds,
               search_path, turn) -> str:
     """One member's task for the request; the call is also a tool row of the supervisor's."""
     started, t0 = history._now(), time.monotonic()
@@ -140,9 +152,9 @@ def _delegate(plpy, run, team, step, member: _Member, tc: dict, variables, resul
             # its input task has not run in this delegation: the request stands alone
             m = dataclasses.replace(m, task=dataclasses.replace(
                 m.task, attrs={k: v for k, v in m.task.attrs.items() if k != "input"}))
-        out = runner._task(plpy, run, team, m, request, variables, results, [], bounds,
+        out = loop.task(plpy, run, team, m, request, variables, results, [], bounds,
                            search_path, turn, None, None)
         results[m.order] = out
-    runner._tool_row(plpy, run, step, tc, out, out, started, (time.monotonic() - t0) * 1000,
+    loop.tool_row(plpy, run, step, tc, out, out, started, (time.monotonic() - t0) * 1000,
                      member.definition["name"], args)
     return out
