@@ -67,6 +67,11 @@ def test_the_supervisor_delegates_to_two_members_and_answers(db, alice, llm):
     assert tasks[0]["result"] == "Final: Lisbon has 5 hills."
     assert sorted((t["task_order"], t["tool_name"]) for t in tool_history(alice)) == \
         [(0, "FIND"), (0, "WRITE"), (1, "ADDER")]
+    versions = [v for (v,) in alice.execute(
+        "select prompt_version from dbms_cloud_ai.user_cloud_ai_calls where purpose = 'answer' "
+        "and conversation_id = %s order by created", (h["conversation_id"],))]
+    assert [v.split("@")[0] for v in versions] == \
+        ["agent-supervisor", "agent", "agent", "agent-supervisor", "agent", "agent-supervisor"]
 
 
 def test_the_supervisor_task_gives_the_instruction(db, alice, llm):
@@ -98,6 +103,17 @@ def test_a_supervisor_that_keeps_delegating_ends_failed(db, alice, llm):
     [h] = team_history(alice)
     assert h["state"] == "FAILED"
     assert {t["task_order"]: t["state"] for t in task_history(alice)}[0] == "FAILED"
+
+
+def test_a_member_call_without_a_request_goes_back_to_the_supervisor(db, alice, llm):
+    supervised(db, alice, llm)
+    llm.script(ToolCalls([{"name": "WRITE", "arguments": {}}, {"name": "NOPE", "arguments": {}}]),
+               Answer("gave up"))
+    assert run_team(alice, "T", "x") == "gave up"
+    results = [r["content"] for r in tool_results(llm.requests[-1].wire, llm.requests[-1].json)]
+    assert all(r.startswith("error:") for r in results) and len(results) == 2
+    assert "WRITE" in results[1]                        # the tools it may call
+    assert [t["task_order"] for t in task_history(alice)] == [0]
 
 
 def test_delegations_count_against_the_runs_tool_calls(db, alice, llm):

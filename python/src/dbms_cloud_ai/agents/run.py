@@ -327,7 +327,7 @@ def _tool_row(plpy, run, step, tc, output, raw, started, latency_ms, tool_name=N
                  output, raw, invocation)
 
 
-_LOOP = supervisor.Loop(_task, _context, _invoke, _tool_row, _fill)
+_LOOP = supervisor.Loop(_task, _context, _invoke, _tool_row, _fill, _without_tools)
 
 
 # --- RUN_TOOL, and the session's team ------------------------------------------

@@ -46,6 +46,7 @@ class Loop:
     invoke: Callable        # run._invoke: one tool call, its history row
     tool_row: Callable      # run._tool_row
     fill: Callable          # run._fill: {query} and the variables
+    without_tools: Callable  # run._without_tools: one request more when the model said nothing
 
 
 @dataclasses.dataclass
@@ -117,6 +118,8 @@ def run(plpy, loop: Loop, run, team: Team, prompt, variables: dict, past: list, 
         bounds.tokens += (c.input_tokens or 0) + (c.output_tokens or 0)
         if not c.tool_calls:
             text = c.text or ""
+            if not text.strip() and any(m.get("role") == "tool" for m in messages):
+                text = loop.without_tools(plpy, ctx, messages, bounds)
             history.task(plpy, run, 0, agent.name, step.task.name, "SUCCEEDED", result=text)
             return text
         messages.append({"role": "assistant", "content": c.text or None, "tool_calls": c.tool_calls})
