@@ -17,7 +17,8 @@ For the runtime (agents-run):
   ``team_name`` may be "OWNER"."TEAM" for a team shared with the caller (its
   parts are read as the team's owner's, inside the package only:
   agents/sharing.py); keys team (the team's load dict) and steps; also
-  supervisor (a step or None).
+  supervisor (None, or a step whose task is None when the team names no
+  supervisor_task).
 - ``references.resolve_function(plpy, name, search_path) -> list[dict]``: the
   functions a custom tool's name may mean, as PostgreSQL resolves it (every
   overload in the first schema of the path that has the name: oid, signature,
@@ -178,6 +179,8 @@ def team_plan(plpy, team_name) -> dict:
     attrs = team["attributes"]
     steps = [step(m["name"], m["task"]) for m in attrs["agents"]]
     supervisor = None
-    if attrs.get("supervisor_agent") and attrs.get("supervisor_task"):
-        supervisor = step(attrs["supervisor_agent"], attrs["supervisor_task"])
+    if attrs.get("supervisor_agent"):
+        task = attrs.get("supervisor_task")
+        supervisor = (step(attrs["supervisor_agent"], task) if task else
+                      {"agent": read("AGENT", attrs["supervisor_agent"]), "task": None, "tools": []})
     return {"team": team, "steps": steps, "supervisor": supervisor}

@@ -32,7 +32,7 @@ from ..conversations import store as conversations
 from ..errors import CallInterrupted, InvalidParameter, NotInPrerequisiteState, ResultTooLarge, UndefinedObject
 from ..model import accounting, detached, llm, timing
 from ..turn import Answer, Call
-from . import history, tools
+from . import history, supervisor, tools
 from . import team as teams
 from .team import Step, Team
 
@@ -199,7 +199,10 @@ def _go(plpy, team: Team, run: history.Run, user_prompt, params, cid, bounds, se
         turn.conversation_id = cid
         thread = _thread(plpy, cid, ctx)
         answer = None
-        for step in team.steps[first - 1:]:
+        if team.supervisor is not None:       # a supervised team: agents/supervisor.py
+            answer = supervisor.run(plpy, _LOOP, run, team, prompt, variables, thread.history,
+                                    bounds, search_path, turn)
+        for step in team.steps[first - 1:] if team.supervisor is None else ():
             resumed = pending if pending and step.order == pending["task_order"] else None
             out = _task(plpy, run, team, step, prompt, variables, results, thread.history,
                         bounds, search_path, turn, resumed, user_prompt)
@@ -352,6 +355,9 @@ def _tool_row(plpy, run, step, tc, output, raw, started, latency_ms, tool_name=N
     history.tool(plpy, run, run.owner, step.order, name, step.agent.name, step.task.name, started,
                  json.dumps(args if args is not None else tc.get("arguments"), ensure_ascii=False),
                  output, raw, invocation)
+
+
+_LOOP = supervisor.Loop(_task, _context, _invoke, _tool_row, _fill, _without_tools)
 
 
 # --- RUN_TOOL, and the session's team ------------------------------------------

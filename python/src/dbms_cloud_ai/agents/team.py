@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import db, names, sharing
-from ..errors import NotInPrerequisiteState
+from ..errors import DcaError, NotInPrerequisiteState
 from . import catalog
+from . import sharing as team_sharing
 
 TEAM_GUC = "dbms_cloud_ai.agent_team"
 
@@ -45,6 +46,8 @@ class Team:
     name: str
     attrs: dict
     steps: list[Step]
+    supervisor: Obj | None = None          # the supervisor_agent (agents/supervisor.py)
+    supervisor_task: Step | None = None    # its supervisor_task, as a step (order 0)
 
 
 def _obj(d: dict, enabled: bool = True) -> Obj:
@@ -72,7 +75,13 @@ def load_team(plpy, team_name) -> Team:
     if not steps:
         raise NotInPrerequisiteState(f"team {team.name} has no agents",
                                      hint='Set its attribute agents: [{"name": ..., "task": ...}].')
-    return Team(team.owner, team.name, team.attrs, steps)
+    sup = plan.get("supervisor")
+    if sup is None:
+        return Team(team.owner, team.name, team.attrs, steps)
+    agent = _obj(sup["agent"])
+    task = (Step(0, agent, _obj(sup["task"]), [_obj(t) for t in sup["tools"]])
+            if sup["task"] else None)
+    return Team(team.owner, team.name, team.attrs, steps, agent, task)
 
 
 def profile_ref(obj: Obj, name: str, caller: str) -> str:
@@ -85,19 +94,39 @@ def profile_ref(obj: Obj, name: str, caller: str) -> str:
 
 
 # --- the session's team ---------------------------------------------------------
+# The setting holds the caller's own team's name, or a shared team as "OWNER"."TEAM"
+# (sharing.display); every read checks again that the caller may still use it.
+
+_SHARED_SESSION = f"""
+    select t.owner::text as owner, t.object_name from dbms_cloud_ai._agent_object t
+     where t.object_type = 'TEAM' and t.object_name = $1 and t.owner::text = $2
+       and {team_sharing.USABLE}"""
+
 
 def set_session(plpy, team_name) -> None:
-    team = load(plpy, "TEAM", team_name, enabled=False)
-    db.query(plpy, "select pg_catalog.set_config($1, $2, false)", ("text", "text"), (TEAM_GUC, team.name))
+    ref = team_sharing.parse(team_name)
+    owner = team_sharing.resolve_owner(plpy, ref)       # 42704 unless shared with the caller
+    value = (load(plpy, "TEAM", ref.name, enabled=False).name if owner is None
+             else sharing.display(owner, ref.name))
+    db.query(plpy, "select pg_catalog.set_config($1, $2, false)", ("text", "text"), (TEAM_GUC, value))
 
 
 def get_session(plpy) -> str | None:
-    """The session's team, if the caller still has it."""
+    """The session's team, if the caller may still use it (a shared one as "OWNER"."TEAM")."""
+    raw = db.one(plpy, "select pg_catalog.current_setting($1, true) as v", ("text",), (TEAM_GUC,))["v"]
+    if not raw:
+        return None
+    try:
+        ref = team_sharing.parse(raw) if raw.startswith('"') else sharing.Ref(None, raw)
+    except DcaError:
+        return None
+    if ref.owner is not None:
+        row = db.one(plpy, _SHARED_SESSION, ("text", "text"), (ref.name, ref.owner))
+        return sharing.display(row["owner"], row["object_name"]) if row else None
     row = db.one(plpy, """
         select o.object_name from dbms_cloud_ai._agent_object o
-         where o.owner = current_user and o.object_type = 'TEAM'
-           and o.object_name = nullif(pg_catalog.current_setting($1, true), '')""",
-                 ("text",), (TEAM_GUC,))
+         where o.owner = current_user and o.object_type = 'TEAM' and o.object_name = $1""",
+                 ("text",), (raw,))
     return row["object_name"] if row else None
 
 
@@ -110,4 +139,4 @@ def session_team(plpy) -> str:
     if name is None:
         raise NotInPrerequisiteState("no team is set for this session",
                                      hint="Call dbms_cloud_ai_agent.set_team(team_name) first.")
-    return '"' + name + '"'
+    return name if name.startswith('"') else '"' + name + '"'

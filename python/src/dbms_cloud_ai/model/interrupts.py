@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from .. import db
+from ..errors import FeatureNotSupported
 from ..lazy import LazyModule
 
 if TYPE_CHECKING:   # the same module, for tools that read imports (lazy.py)
@@ -98,30 +99,64 @@ def service(plpy) -> None:
     db.one(plpy, "select 1 as x")
 
 
-# PostgreSQL 15's TimeoutId STATEMENT_TIMEOUT (utils/timeout.h).
+# TimeoutId STATEMENT_TIMEOUT (utils/timeout.h) is 3 from PostgreSQL 9.3 through 18:
+# every reason added since (STANDBY_LOCK_TIMEOUT, IDLE_*, TRANSACTION_TIMEOUT in 17, ...)
+# comes after it.  The majors read from the sources are these; another is refused
+# rather than arming whatever timer its enum has at 3.
 _STATEMENT_TIMEOUT = 3
+CHECKED_MAJORS = range(13, 19)
+_timer = None        # the backend's library, once its version and functions are checked
+
+
+def _statement_timer():
+    """The server's timer functions (timeout.c), or 0A000 on a server whose TimeoutId
+    was not checked or that lacks them (get_timeout_active: PostgreSQL 14 on)."""
+    global _timer
+    if _timer is not None:
+        return _timer
+    lib = ctypes.CDLL(None)
+    lib.GetConfigOption.restype = ctypes.c_char_p
+    lib.GetConfigOption.argtypes = [ctypes.c_char_p, ctypes.c_bool, ctypes.c_bool]
+    raw = lib.GetConfigOption(b"server_version_num", True, False)
+    major = int(raw) // 10000 if raw and raw.isdigit() else None
+    if major not in CHECKED_MAJORS:
+        raise FeatureNotSupported(
+            f"a tool's time limit cannot be armed on PostgreSQL {major or 'of unknown version'}",
+            detail="Its statement timer's id was checked for PostgreSQL "
+                   f"{CHECKED_MAJORS[0]} to {CHECKED_MAJORS[-1]} only.",
+            hint="Run the extension on a checked PostgreSQL version.")
+    try:
+        lib.get_timeout_active.restype = ctypes.c_bool
+        lib.get_timeout_finish_time.restype = ctypes.c_int64
+        for name in ("enable_timeout_after", "enable_timeout_at", "disable_timeout"):
+            getattr(lib, name)
+    except AttributeError as e:
+        raise FeatureNotSupported(f"a tool's time limit cannot be armed on PostgreSQL {major}: "
+                                  f"the server has no {e.args[0] if e.args else 'timer function'}",
+                                  hint="Use PostgreSQL 14 or later.") from None
+    _timer = lib
+    return lib
 
 
 @contextmanager
 def time_limit(seconds: float):
     """Cancel what runs inside after ``seconds`` (57014, as statement_timeout does),
-    then put the statement's own timeout back as it was.  Setting statement_timeout
-    inside a statement changes nothing until the next top-level statement, so the
-    server's timer is armed directly (timeout.c); outside a backend, no limit."""
+    then put the statement's own timeout back as it was, however the block ends.
+    Setting statement_timeout inside a statement changes nothing until the next
+    top-level statement, so the server's timer is armed directly (timeout.c);
+    outside a backend, no limit; on a server not checked, 0A000 before anything runs."""
     if _flags is None:
         _load()
     if not _flags:
         yield
         return
-    lib = ctypes.CDLL(None)
-    lib.get_timeout_active.restype = ctypes.c_bool
-    lib.get_timeout_finish_time.restype = ctypes.c_int64
+    lib = _statement_timer()
     was_active = lib.get_timeout_active(_STATEMENT_TIMEOUT)
     finish = lib.get_timeout_finish_time(_STATEMENT_TIMEOUT) if was_active else None
-    lib.enable_timeout_after(_STATEMENT_TIMEOUT, ctypes.c_int(max(1, int(seconds * 1000))))
-    if was_active and lib.get_timeout_finish_time(_STATEMENT_TIMEOUT) > finish:
-        lib.enable_timeout_at(_STATEMENT_TIMEOUT, ctypes.c_int64(finish))  # the earlier one stands
     try:
+        lib.enable_timeout_after(_STATEMENT_TIMEOUT, ctypes.c_int(max(1, int(seconds * 1000))))
+        if was_active and lib.get_timeout_finish_time(_STATEMENT_TIMEOUT) > finish:
+            lib.enable_timeout_at(_STATEMENT_TIMEOUT, ctypes.c_int64(finish))  # the earlier stands
         yield
     finally:
         if was_active:
