@@ -32,6 +32,7 @@ from ..errors import CallInterrupted, InvalidParameter, NotInPrerequisiteState, 
 from ..model import accounting, detached, llm
 from ..turn import Answer, Call
 from . import history, tools
+from . import memory as agent_memory
 from . import team as teams
 from .team import Step, Team
 
@@ -165,6 +166,7 @@ def _go(plpy, team: Team, run: history.Run, user_prompt, params, cid, bounds, se
         variables = pending.get("variables") or {}
         history.set_state(plpy, run, "RESUMING", pending)
     ctx = _context(plpy, team.steps[first - 1], run.owner)
+    mem = agent_memory.RunMemory(plpy)
     with accounting.turn(plpy, ctx, ctx.profile.name, ACTION) as turn:
         turn.conversation_id = cid
         thread = _thread(plpy, cid, ctx)
@@ -172,27 +174,30 @@ def _go(plpy, team: Team, run: history.Run, user_prompt, params, cid, bounds, se
         for step in team.steps[first - 1:]:
             resumed = pending if pending and step.order == pending["task_order"] else None
             out = _task(plpy, run, team, step, prompt, variables, results, thread.history,
-                        bounds, search_path, turn, resumed, user_prompt)
+                        bounds, search_path, turn, resumed, user_prompt, mem)
             if isinstance(out, _Question):
                 history.set_state(plpy, run, "WAITING_FOR_HUMAN",
                                   {"task_order": step.order, "messages": out.messages,
                                    "call": out.call, "variables": variables,
                                    "results": {str(k): v for k, v in results.items()}})
-                _record(plpy, thread, ctx, turn, user_prompt, out.question)
+                _record(plpy, thread, ctx, turn, user_prompt, out.question, mem)
                 return out.question
             results[step.order] = out
             answer = out
         history.set_state(plpy, run, "SUCCEEDED", None, ended=True)
-        _record(plpy, thread, ctx, turn, user_prompt, answer or "")
+        _record(plpy, thread, ctx, turn, user_prompt, answer or "", mem)
     return answer or ""
 
 
-def _record(plpy, thread, ctx, turn, prompt, response) -> None:
-    """The run's turn in its conversation: what the user said, what the team answered."""
+def _record(plpy, thread, ctx, turn, prompt, response, mem) -> None:
+    """The run's turn in its conversation: what the user said, what the team answered;
+    with long-term memory, who said it, and the memory job queued (agents/memory.py)."""
     prompt_id = conversations.new_prompt_id()
     accounting.link_prompt(turn, prompt_id, thread.conversation_id)
-    conversations.record(plpy, thread, ctx.profile.name, ACTION, prompt or "", response, prompt_id,
-                         accounting.turn_totals(turn))
+    speaker = mem.recorded_speaker(thread)
+    if conversations.record(plpy, thread, ctx.profile.name, ACTION, prompt or "", response,
+                            prompt_id, accounting.turn_totals(turn), speaker):
+        mem.enqueue(thread, speaker, prompt_id)
 
 
 def _context(plpy, step: Step, caller: str):
@@ -211,7 +216,7 @@ class _Question:
 
 
 def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, bounds,
-          search_path, turn, resumed, answer):
+          search_path, turn, resumed, answer, mem):
     ctx = _context(plpy, step, run.owner)
     turn.profile_name = ctx.profile.name
     offered = [tools.prepare(plpy, t, search_path) for t in step.tools]
@@ -219,6 +224,12 @@ def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, b
         offered.append(tools.Prepared(None, dict(tools.HUMAN_TOOL)))
     by_name = {p.definition["name"]: p for p in offered}
     defs = [p.definition for p in offered] or None
+    ident = mem.for_task(ctx)
+    if ident is not None and agent_memory.NAME not in by_name:   # a task's own tool wins
+        defs = (defs or []) + [agent_memory.SEARCH_TOOL]
+    else:
+        ident = None
+    recalled = []
     task_input = None
     if resumed:
         messages = resumed["messages"]
@@ -242,13 +253,18 @@ def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, b
         system = str(step.agent.attrs.get("role") or "")
         messages = ([{"role": "system", "content": system}] if system else []) + list(past) \
             + [{"role": "user", "content": instruction}]
+        if ident is not None:
+            recalled = agent_memory.recalled(plpy, ident, prompt or instruction, ctx)
         history.task(plpy, run, step.order, step.agent.name, step.task.name, "RUNNING",
                      input_text=task_input if task_input is not None else prompt,
                      conversation_params=json.dumps({"conversation_id": run.team["conversation_id"]}))
     for _ in range(bounds.max_steps):
         bounds.before_request()
-        c = llm.chat(plpy, ctx.profile.attrs, messages, ctx, prompt_version=AGENT_VERSION, tools=defs)
+        c = llm.chat(plpy, ctx.profile.attrs, agent_memory.with_recall(messages, recalled), ctx,
+                     prompt_version=AGENT_VERSION, tools=defs)
         bounds.tokens += (c.input_tokens or 0) + (c.output_tokens or 0)
+        agent_memory.sources(c, recalled)
+        recalled = []      # the first request of the task only, as a chat's first turn
         if not c.tool_calls:
             text = c.text or ""
             if not text.strip() and defs and any(m.get("role") == "tool" for m in messages):
@@ -259,6 +275,11 @@ def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, b
         messages.append({"role": "assistant", "content": c.text or None, "tool_calls": c.tool_calls})
         question = None
         for tc in c.tool_calls:
+            if ident is not None and tc.get("name") == agent_memory.NAME:
+                bounds.before_tool()
+                messages.append({"role": "tool", "tool_call_id": tc.get("id"), "name": tc.get("name"),
+                                 "content": agent_memory.search(plpy, run, step, ident, tc, ctx)})
+                continue
             p = by_name.get(tc.get("name"))
             if p is not None and tools.asks_human(p):
                 q = (tc.get("arguments") or {}).get("question") if isinstance(tc.get("arguments"), dict) else None
