@@ -31,7 +31,7 @@ from ..conversations import store as conversations
 from ..errors import CallInterrupted, InvalidParameter, NotInPrerequisiteState, ResultTooLarge, UndefinedObject
 from ..model import accounting, detached, llm
 from ..turn import Answer, Call
-from . import history, tools
+from . import condense, history, tools
 from . import memory as agent_memory
 from . import team as teams
 from .team import Step, Team
@@ -51,6 +51,7 @@ class Bounds:
     max_tokens: int
     ends: float            # time.monotonic() when the run call must stop
     tool_timeout: float
+    condense_tokens: int   # a task's tool rounds past this are condensed (condense.py)
     tool_calls: int = 0
     tokens: int = 0
 
@@ -77,7 +78,8 @@ _BOUNDS = """
            pg_catalog.current_setting('dbms_cloud_ai.agent_max_tool_calls', true) as calls,
            pg_catalog.current_setting('dbms_cloud_ai.agent_max_tokens', true) as tokens,
            pg_catalog.current_setting('dbms_cloud_ai.agent_timeout', true) as timeout,
-           pg_catalog.current_setting('dbms_cloud_ai.agent_tool_timeout', true) as tool_timeout"""
+           pg_catalog.current_setting('dbms_cloud_ai.agent_tool_timeout', true) as tool_timeout,
+           pg_catalog.current_setting('dbms_cloud_ai.agent_condense_tokens', true) as condense"""
 
 
 def _bounds(plpy) -> Bounds:
@@ -86,7 +88,8 @@ def _bounds(plpy) -> Bounds:
                   settings.value("dbms_cloud_ai.agent_max_tool_calls", r["calls"]),
                   settings.value("dbms_cloud_ai.agent_max_tokens", r["tokens"]),
                   time.monotonic() + settings.value("dbms_cloud_ai.agent_timeout", r["timeout"]),
-                  settings.value("dbms_cloud_ai.agent_tool_timeout", r["tool_timeout"]))
+                  settings.value("dbms_cloud_ai.agent_tool_timeout", r["tool_timeout"]),
+                  settings.value("dbms_cloud_ai.agent_condense_tokens", r["condense"]))
 
 
 def _params(params_json) -> dict:
@@ -170,6 +173,7 @@ def _go(plpy, team: Team, run: history.Run, user_prompt, params, cid, bounds, se
     with accounting.turn(plpy, ctx, ctx.profile.name, ACTION) as turn:
         turn.conversation_id = cid
         thread = _thread(plpy, cid, ctx)
+        condense.conversation(plpy, thread, ctx)   # what fell out of the window, summarised
         answer = None
         for step in team.steps[first - 1:]:
             resumed = pending if pending and step.order == pending["task_order"] else None
@@ -197,6 +201,7 @@ def _record(plpy, thread, ctx, turn, prompt, response, mem) -> None:
     speaker = mem.recorded_speaker(thread)
     if conversations.record(plpy, thread, ctx.profile.name, ACTION, prompt or "", response,
                             prompt_id, accounting.turn_totals(turn), speaker):
+        condense.save(plpy, thread)
         mem.enqueue(thread, speaker, prompt_id)
 
 
@@ -230,6 +235,7 @@ def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, b
     else:
         ident = None
     recalled = []
+    condensing = condense.TaskState()
     task_input = None
     if resumed:
         messages = resumed["messages"]
@@ -260,6 +266,7 @@ def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, b
                      conversation_params=json.dumps({"conversation_id": run.team["conversation_id"]}))
     for _ in range(bounds.max_steps):
         bounds.before_request()
+        messages = condense.task(plpy, ctx, messages, bounds.condense_tokens, condensing, bounds)
         c = llm.chat(plpy, ctx.profile.attrs, agent_memory.with_recall(messages, recalled), ctx,
                      prompt_version=AGENT_VERSION, tools=defs)
         bounds.tokens += (c.input_tokens or 0) + (c.output_tokens or 0)
