@@ -79,14 +79,18 @@ def test_past_the_condensing_requests_of_a_task_older_rounds_are_trimmed(db, ali
     team(db, alice, llm, steps=(("A", "K", "Use BIG: {query}", ("BIG",)),), human=False)
     n = len(llm.requests)
     llm.script(call_big(1), call_big(2), Answer("S1"), call_big(3), Answer("S2"), call_big(4),
-               Answer("S3"), call_big(5), call_big(6), Answer("done"))
+               Answer("S3"), *[call_big(a) for a in range(5, 19)], Answer("done"))
     assert run_team(alice, "T", "go") == "done"
     reqs = llm.requests[n:]
-    assert len(reqs) == 10                               # no fourth condensing request
+    assert len(reqs) == 22                               # no fourth condensing request
     assert [c["purpose"] for c in calls(alice)].count("summary") == condense.MAX_CONDENSE
+    trimmed = condensed_message(reqs[8])                 # the first request after the third summary
+    assert "S3" in trimmed and "trimmed" in trimmed and "R4 " in trimmed
     last = condensed_message(reqs[-1])
-    assert "S3" in last and "trimmed" in last and "R5 " in last and "R4 " in last
-    assert len(sent(reqs[-1])) < 6000
+    assert "S3" in last and "R17 " in last and "R8 " not in last    # capped: its start, the latest
+    assert len(last) <= condense.MAX_SUMMARY_CHARS + len(condense.LABEL) + 10
+    assert [r["content"][:4] for r in tool_results(reqs[-1].wire, reqs[-1].json)] == ["R18 "]
+    assert len(sent(reqs[-1])) < 7000
 
 
 def test_a_run_past_the_conversations_window_gets_the_summary(db, alice, llm):
