@@ -14,6 +14,10 @@ messages kept in the run's row, the question returned.  The next RUN_TEAM of the
 team in that conversation is the human's answer: the run goes on (RESUMING) from
 that task.
 
+An agent whose profile has long_term_memory gets chat's recall and
+search_memories tool (agents/memory.py); the conversation's summary and a
+task's long tool loop are condensed (agents/condense.py).
+
 Bounds (settings.py): dbms_cloud_ai.agent_max_steps model requests per task,
 agent_max_tool_calls tool calls and agent_max_tokens tokens per run call,
 agent_timeout for the run call; past one the run ends with 54000 (57014 for the
