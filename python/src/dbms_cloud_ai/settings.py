@@ -93,6 +93,9 @@ SETTINGS = {s.name: s for s in (
             "the longest one team run may take (checked before each model request and tool call)"),
     Setting("dbms_cloud_ai.agent_tool_timeout", "duration", 30.0, 0.001, 3600.0, "s", "'30s'",
             "the statement_timeout a function tool runs under"),
+    Setting("dbms_cloud_ai.agent_condense_tokens", "integer", 8000, 100, 1_000_000,
+            example="8000", what="tokens (estimated) of one task's tool calls and results in a team "
+            "run past which the older ones are condensed"),
 )}
 
 

@@ -14,6 +14,10 @@ messages kept in the run's row, the question returned.  The next RUN_TEAM of the
 team in that conversation is the human's answer: the run goes on (RESUMING) from
 that task.
 
+An agent whose profile has long_term_memory gets chat's recall and
+search_memories tool (agents/memory.py); the conversation's summary and a
+task's long tool loop are condensed (agents/condense.py).
+
 Bounds (settings.py): dbms_cloud_ai.agent_max_steps model requests per task,
 agent_max_tool_calls tool calls and agent_max_tokens tokens per run call,
 agent_timeout for the run call; past one the run ends with 54000 (57014 for the
@@ -32,7 +36,8 @@ from ..conversations import store as conversations
 from ..errors import CallInterrupted, InvalidParameter, NotInPrerequisiteState, ResultTooLarge, UndefinedObject
 from ..model import accounting, detached, llm, timing
 from ..turn import Answer, Call
-from . import history, supervisor, tools
+from . import condense, history, supervisor, tools
+from . import memory as agent_memory
 from . import team as teams
 from .team import Step, Team
 
@@ -51,6 +56,7 @@ class Bounds:
     max_tokens: int
     ends: float            # time.monotonic() when the run call must stop
     tool_timeout: float
+    condense_tokens: int   # a task's tool rounds past this are condensed (condense.py)
     tool_calls: int = 0
     tokens: int = 0
 
@@ -77,7 +83,8 @@ _BOUNDS = """
            pg_catalog.current_setting('dbms_cloud_ai.agent_max_tool_calls', true) as calls,
            pg_catalog.current_setting('dbms_cloud_ai.agent_max_tokens', true) as tokens,
            pg_catalog.current_setting('dbms_cloud_ai.agent_timeout', true) as timeout,
-           pg_catalog.current_setting('dbms_cloud_ai.agent_tool_timeout', true) as tool_timeout"""
+           pg_catalog.current_setting('dbms_cloud_ai.agent_tool_timeout', true) as tool_timeout,
+           pg_catalog.current_setting('dbms_cloud_ai.agent_condense_tokens', true) as condense"""
 
 
 def _bounds(plpy) -> Bounds:
@@ -86,7 +93,8 @@ def _bounds(plpy) -> Bounds:
                   settings.value("dbms_cloud_ai.agent_max_tool_calls", r["calls"]),
                   settings.value("dbms_cloud_ai.agent_max_tokens", r["tokens"]),
                   time.monotonic() + settings.value("dbms_cloud_ai.agent_timeout", r["timeout"]),
-                  settings.value("dbms_cloud_ai.agent_tool_timeout", r["tool_timeout"]))
+                  settings.value("dbms_cloud_ai.agent_tool_timeout", r["tool_timeout"]),
+                  settings.value("dbms_cloud_ai.agent_condense_tokens", r["condense"]))
 
 
 # A function tool may call run_team or run_tool itself.  A run inside a running
@@ -195,37 +203,43 @@ def _go(plpy, team: Team, run: history.Run, user_prompt, params, cid, bounds, se
         variables = pending.get("variables") or {}
         history.set_state(plpy, run, "RESUMING", pending)
     ctx = _context(plpy, team.steps[first - 1], run.owner)
+    mem = agent_memory.RunMemory(plpy)
     with accounting.turn(plpy, ctx, ctx.profile.name, ACTION) as turn:
         turn.conversation_id = cid
         thread = _thread(plpy, cid, ctx)
+        condense.conversation(plpy, thread, ctx)   # what fell out of the window, summarised
         answer = None
         if team.supervisor is not None:       # a supervised team: agents/supervisor.py
             answer = supervisor.run(plpy, _LOOP, run, team, prompt, variables, thread.history,
-                                    bounds, search_path, turn)
+                                    bounds, search_path, turn, mem)
         for step in team.steps[first - 1:] if team.supervisor is None else ():
             resumed = pending if pending and step.order == pending["task_order"] else None
             out = _task(plpy, run, team, step, prompt, variables, results, thread.history,
-                        bounds, search_path, turn, resumed, user_prompt)
+                        bounds, search_path, turn, resumed, user_prompt, mem)
             if isinstance(out, _Question):
                 history.set_state(plpy, run, "WAITING_FOR_HUMAN",
                                   {"task_order": step.order, "messages": out.messages,
                                    "call": out.call, "variables": variables,
                                    "results": {str(k): v for k, v in results.items()}})
-                _record(plpy, thread, ctx, turn, user_prompt, out.question)
+                _record(plpy, thread, ctx, turn, user_prompt, out.question, mem)
                 return out.question
             results[step.order] = out
             answer = out
         history.set_state(plpy, run, "SUCCEEDED", None, ended=True)
-        _record(plpy, thread, ctx, turn, user_prompt, answer or "")
+        _record(plpy, thread, ctx, turn, user_prompt, answer or "", mem)
     return answer or ""
 
 
-def _record(plpy, thread, ctx, turn, prompt, response) -> None:
-    """The run's turn in its conversation: what the user said, what the team answered."""
+def _record(plpy, thread, ctx, turn, prompt, response, mem) -> None:
+    """The run's turn in its conversation: what the user said, what the team answered;
+    with long-term memory, who said it, and the memory job queued (agents/memory.py)."""
     prompt_id = conversations.new_prompt_id()
     accounting.link_prompt(turn, prompt_id, thread.conversation_id)
-    conversations.record(plpy, thread, ctx.profile.name, ACTION, prompt or "", response, prompt_id,
-                         accounting.turn_totals(turn))
+    speaker = mem.recorded_speaker(thread)
+    if conversations.record(plpy, thread, ctx.profile.name, ACTION, prompt or "", response,
+                            prompt_id, accounting.turn_totals(turn), speaker):
+        condense.save(plpy, thread)
+        mem.enqueue(thread, speaker, prompt_id)
 
 
 def _context(plpy, step: Step, caller: str):
@@ -244,7 +258,7 @@ class _Question:
 
 
 def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, bounds,
-          search_path, turn, resumed, answer):
+          search_path, turn, resumed, answer, mem):
     ctx = _context(plpy, step, run.owner)
     turn.profile_name = ctx.profile.name
     offered = [tools.prepare(plpy, t, search_path) for t in step.tools]
@@ -252,6 +266,13 @@ def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, b
         offered.append(tools.Prepared(None, dict(tools.HUMAN_TOOL)))
     by_name = {p.definition["name"]: p for p in offered}
     defs = [p.definition for p in offered] or None
+    ident = mem.for_task(ctx)
+    if ident is not None and agent_memory.NAME not in by_name:   # a task's own tool wins
+        defs = (defs or []) + [agent_memory.SEARCH_TOOL]
+    else:
+        ident = None
+    recalled = []
+    condensing = condense.TaskState()
     task_input = None
     if resumed:
         messages = resumed["messages"]
@@ -275,13 +296,19 @@ def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, b
         system = str(step.agent.attrs.get("role") or "")
         messages = ([{"role": "system", "content": system}] if system else []) + list(past) \
             + [{"role": "user", "content": instruction}]
+        if ident is not None:
+            recalled = agent_memory.recalled(plpy, ident, prompt or instruction, ctx)
         history.task(plpy, run, step.order, step.agent.name, step.task.name, "RUNNING",
                      input_text=task_input if task_input is not None else prompt,
                      conversation_params=json.dumps({"conversation_id": run.team["conversation_id"]}))
     for _ in range(bounds.max_steps):
         bounds.before_request()
-        c = llm.chat(plpy, ctx.profile.attrs, messages, ctx, prompt_version=AGENT_VERSION, tools=defs)
+        messages = condense.task(plpy, ctx, messages, bounds.condense_tokens, condensing, bounds)
+        c = llm.chat(plpy, ctx.profile.attrs, agent_memory.with_recall(messages, recalled), ctx,
+                     prompt_version=AGENT_VERSION, tools=defs)
         bounds.tokens += (c.input_tokens or 0) + (c.output_tokens or 0)
+        agent_memory.sources(c, recalled)
+        recalled = []      # the first request of the task only, as a chat's first turn
         if not c.tool_calls:
             text = c.text or ""
             if not text.strip() and defs and any(m.get("role") == "tool" for m in messages):
@@ -292,6 +319,11 @@ def _task(plpy, run, team: Team, step: Step, prompt, variables, results, past, b
         messages.append({"role": "assistant", "content": c.text or None, "tool_calls": c.tool_calls})
         question = None
         for tc in c.tool_calls:
+            if ident is not None and tc.get("name") == agent_memory.NAME:
+                bounds.before_tool()
+                messages.append({"role": "tool", "tool_call_id": tc.get("id"), "name": tc.get("name"),
+                                 "content": agent_memory.search(plpy, run, step, ident, tc, ctx)})
+                continue
             p = by_name.get(tc.get("name"))
             if p is not None and tools.asks_human(p):
                 q = (tc.get("arguments") or {}).get("question") if isinstance(tc.get("arguments"), dict) else None

@@ -91,7 +91,7 @@ def _check(agent: Obj) -> None:
 
 
 def run(plpy, loop: Loop, run, team: Team, prompt, variables: dict, past: list, bounds,
-        search_path, turn) -> str:
+        search_path, turn, mem) -> str:
     """The supervised run: the supervisor's tool loop; its answer is the run's."""
     agent = team.supervisor
     _check(agent)
@@ -131,7 +131,7 @@ def run(plpy, loop: Loop, run, team: Team, prompt, variables: dict, past: list, 
                                      {**members, **by_name}, search_path, bounds)
             else:
                 out = _delegate(plpy, loop, run, team, step, member, tc, variables, results,
-                                bounds, search_path, turn)
+                                bounds, search_path, turn, mem)
             messages.append({"role": "tool", "tool_call_id": tc.get("id"), "name": tc.get("name"),
                              "content": out})
     raise ResultTooLarge(f"the supervisor {agent.name} did not answer within "
@@ -141,7 +141,7 @@ def run(plpy, loop: Loop, run, team: Team, prompt, variables: dict, past: list, 
 
 
 def _delegate(plpy, loop: Loop, run, team, step, member: _Member, tc: dict, variables, results, bounds,
-              search_path, turn) -> str:
+              search_path, turn, mem) -> str:
     """One member's task for the request; the call is also a tool row of the supervisor's."""
     started, t0 = history._now(), time.monotonic()
     args = tc.get("arguments") if isinstance(tc.get("arguments"), dict) else {}
@@ -156,7 +156,7 @@ def _delegate(plpy, loop: Loop, run, team, step, member: _Member, tc: dict, vari
             m = dataclasses.replace(m, task=dataclasses.replace(
                 m.task, attrs={k: v for k, v in m.task.attrs.items() if k != "input"}))
         out = loop.task(plpy, run, team, m, request, variables, results, [], bounds,
-                           search_path, turn, None, None)
+                           search_path, turn, None, None, mem)
         results[m.order] = out
     loop.tool_row(plpy, run, step, tc, out, out, started, (time.monotonic() - t0) * 1000,
                      member.definition["name"], args)

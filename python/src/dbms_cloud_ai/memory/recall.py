@@ -248,6 +248,13 @@ def run_tool(plpy, ident: Identity, tool_call: dict, attrs: dict | None = None,
     """Execute one tool call; recorded like a model call (purpose 'tool'), with
     the memories it returned as its sources.  ``attrs``: the profile's (its
     embedding_model)."""
+    return run_tool_call(plpy, ident, tool_call, attrs, ctx)[0]
+
+
+def run_tool_call(plpy, ident: Identity, tool_call: dict, attrs: dict | None = None,
+                  ctx=None) -> tuple[str, str]:
+    """run_tool, and the id of the call it was recorded as (a team run's tool
+    history links its row to it: agents/memory.py)."""
     started = time.monotonic()
     args = tool_call.get("arguments") if isinstance(tool_call.get("arguments"), dict) else {}
     if tool_call.get("name") != SEARCH_TOOL["name"]:
@@ -271,7 +278,7 @@ def run_tool(plpy, ident: Identity, tool_call: dict, attrs: dict | None = None,
                                 purpose="tool", prompt_version=TOOL_VERSION,
                                 latency_ms=(time.monotonic() - started) * 1000)
     accounting.add_sources(call_id, "memory", [(m["memory_id"], m["rank"]) for m in found])
-    return json.dumps(result, ensure_ascii=False)
+    return json.dumps(result, ensure_ascii=False), call_id
 
 
 # --- inspect, delete, erase -----------------------------------------------------
