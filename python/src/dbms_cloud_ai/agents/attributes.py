@@ -189,6 +189,9 @@ SPEC = {
 }
 REQUIRED = {"AGENT": ("profile_name", "role"), "TASK": ("instruction",), "TEAM": ("agents",),
             "TOOL": ()}
+# Attributes that always have a value, so that NULL cannot remove them (Oracle
+# refuses a team's process set to NULL, ORA-20053, rather than resetting it).
+NOT_NULL = {k: v + (("process",) if k == "TEAM" else ()) for k, v in REQUIRED.items()}
 
 
 def kind_of(object_type) -> str:
@@ -263,7 +266,7 @@ def merge(kind: str, base: dict, changes: dict) -> dict:
     merged = dict(base)
     for k, v in changes.items():
         if v is None:
-            if k in REQUIRED[kind]:
+            if k in NOT_NULL[kind]:
                 raise NullValue(f"{kind.lower()} attribute {k} is required and must not be NULL",
                                 hint=hint(kind))
             merged.pop(k, None)

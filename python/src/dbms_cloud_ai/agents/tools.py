@@ -271,7 +271,10 @@ def rag_tool(plpy, tool: Obj, args: dict, search_path: list[str]) -> str:
     call = _nl_call(plpy, tool, _question(args), "narrate", search_path)
     if not call.attrs.get("vector_index_name"):
         raise InvalidParameter(f"tool {tool.name}: profile {call.profile.name} names no "
-                               "vector_index_name", hint="A RAG tool's profile names a vector index.")
+                               "vector_index_name",
+                               hint="Set it with dbms_cloud_ai.set_attribute(profile_name => "
+                                    f"'{call.profile.name}', attribute_name => 'vector_index_name', "
+                                    "attribute_value => '<index>').")
     data_access.require(call.ctx, "a RAG tool")
     return documents.narrate(call).text or ""
 
