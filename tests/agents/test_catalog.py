@@ -105,9 +105,11 @@ def test_required_and_invalid_attributes(alice, llm):
             (f"""select {A}.create_tool('t2', '{{"instruction": "no type, no function"}}')""", "22004"),
             (f"""select {A}.create_tool('t2', '{{"tool_type": "websearch",
                                                   "tool_params": {{"credential_name": "C"}}}}')""", "0A000"),
-            (f"""select {A}.create_tool('t2', '{{"tool_type": "HTTP", "tool_params": {{"endpoint": "http://x"}}}}')""",
-             "0A000"),
-            (f"""select {A}.create_tool('t2', '{{"tool_type": "notification"}}')""", "0A000"),
+            (f"""select {A}.create_tool('t2', '{{"tool_type": "HTTP", "tool_params": {{"credential_name": "C"}}}}')""",
+             "22004"),
+            (f"""select {A}.create_tool('t2', '{{"tool_type": "notification"}}')""", "22004"),
+            (f"""select {A}.create_tool('t2', '{{"tool_type": "notification",
+                                                  "tool_params": {{"notification_type": "email"}}}}')""", "0A000"),
             (f"""select {A}.set_attribute('sqlt', 'tool', 'tool_type', 'websearch')""", "0A000"),
             (f"select {A}.create_task('bad name!', '{{}}')", "22023")]:
         with case(sql), raises(state):

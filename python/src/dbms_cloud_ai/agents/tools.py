@@ -32,7 +32,7 @@ from ..errors import (
 from ..lazy import LazyModule
 from ..model import interrupts
 from ..turn import Call
-from . import references
+from . import outbound, references
 from .team import Obj, profile_ref
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
@@ -56,6 +56,9 @@ _QUESTION = {"type": "object",
              "properties": {"query": {"type": "string",
                                       "description": "the question, in natural language"}},
              "required": ["query"]}
+_MESSAGE = {"type": "object",
+            "properties": {"message": {"type": "string", "description": "the text to send"}},
+            "required": ["message"]}
 _MODEL_NAME = re.compile(r"[^A-Za-z0-9_-]")
 MAX_OUTPUT = 64 * 1024         # what a tool's result gives back to the model at most
 _JSON_TYPES = {"smallint": "integer", "integer": "integer", "bigint": "integer",
@@ -305,8 +308,31 @@ def prepare(plpy, tool: Obj, search_path: list[str]) -> Prepared:
                                "parameters": _QUESTION})
     if k == "HUMAN":
         return Prepared(tool, {**HUMAN_TOOL, "name": model_name(tool)})
+    if k == "HTTP":
+        outbound.endpoint((tool.attrs.get("tool_params") or {}).get("endpoint"), f"tool {tool.name}")
+        return Prepared(tool, {"name": model_name(tool),
+                               "description": desc or "sends a request to a web service",
+                               "parameters": _inputs_schema(tool)})
+    if k == "NOTIFICATION" and _notification(tool) == "slack":
+        return Prepared(tool, {"name": model_name(tool),
+                               "description": desc or "sends a message to a Slack channel",
+                               "parameters": _MESSAGE})
     raise FeatureNotSupported(f"tool {tool.name}: tool_type {k or 'none'} cannot be run",
-                              hint="Function, SQL, RAG and HUMAN tools run here.")
+                              hint="Function, SQL, RAG, HTTP, Slack notification and HUMAN "
+                                   "tools run here.")
+
+
+def _notification(tool: Obj) -> str:
+    return str((tool.attrs.get("tool_params") or {}).get("notification_type") or "").lower()
+
+
+def _inputs_schema(tool: Obj) -> dict:
+    """An HTTP tool's arguments: its tool_inputs (strings), else one ``input``."""
+    props = {str(e["name"]): {"type": "string", "description": str(e.get("description") or e["name"])}
+             for e in tool.attrs.get("tool_inputs") or [] if isinstance(e, dict) and e.get("name")}
+    if not props:
+        props = {"input": {"type": "string", "description": "what to send to the service"}}
+    return {"type": "object", "properties": props, "required": list(props)}
 
 
 def asks_human(prepared: Prepared) -> bool:
@@ -327,6 +353,12 @@ def run(plpy, prepared: Prepared, args: dict, search_path: list[str], limit: flo
         out = sql_tool(plpy, prepared.tool, args, search_path)
     elif k == "RAG":
         out = rag_tool(plpy, prepared.tool, args, search_path)
+    elif k in ("HTTP", "NOTIFICATION"):
+        try:
+            out = (outbound.http_tool if k == "HTTP" else outbound.slack_tool)(
+                plpy, prepared.tool, args, limit)
+        except outbound.Failed as e:
+            raise ToolFailed(str(e)) from None
     else:
         raise ToolFailed("this tool cannot be called here")
     return out

@@ -458,6 +458,23 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int, plpy=Non
         return Document(status, raw, ctype, attempts)
 
 
+def send(url: str, headers: dict, payload: bytes, *, content_type: str, deadline: float,
+         what: str, plpy=None) -> Document:
+    """POST ``payload`` once for an agent's tool (an HTTP tool's endpoint, a Slack
+    message): never retried, since a request that reached the server may have
+    acted (posted a message); otherwise get's rules: one deadline, at most
+    MAX_RESPONSE_BYTES, no redirects, credentials masked in error details,
+    interrupts acted on.  ``what`` names the tool in errors."""
+    with detached.waiting(plpy):
+        hdrs = {"content-type": content_type,
+                "accept": "application/json, text/*;q=0.9, */*;q=0.1",
+                "accept-encoding": "gzip, deflate", **headers}
+        status, raw, ctype, attempts, _ = _request(
+            _ToolErrors(what, _url(url).host, _secrets(headers)), "POST", url, hdrs, payload,
+            deadline, 1, plpy)
+        return Document(status, raw, ctype, attempts)
+
+
 def _request(errors, method, url, hdrs, payload, deadline, max_attempts, plpy):
     """The one request loop: attempts until a 2xx reply, the deadline, or
     ``max_attempts``.  Retried: connection failures, 408, 429, 5xx (and what
@@ -585,6 +602,44 @@ class _DocumentErrors:
             cls, hint = ProviderRejected, "Check location_uri."
         return cls(f"host {self.host} refused the location_uri document (HTTP {status})",
                    detail=detail, hint=hint, status=status, attempts=attempt)
+
+
+class _ToolErrors:
+    """How a tool's request fails (send): the message names the tool, the host and
+    the HTTP status."""
+
+    retried = ()
+
+    @staticmethod
+    def invalid(status, raw):
+        return False
+
+    def __init__(self, what, host, secrets):
+        self.what, self.host, self.secrets = what, host, secrets
+
+    def too_large(self, status, attempt):
+        return ResultTooLarge(f"{self.what}: host {self.host} sent a reply larger than "
+                              f"{MAX_RESPONSE_BYTES // (1024 * 1024)} MB", detail=f"HTTP {status}")
+
+    def bad_encoding(self, e, attempt):
+        return ProviderBadResponse(f"{self.what}: host {self.host} sent a reply that cannot be "
+                                   f"decoded (HTTP {e.status})", detail=e.why, status=e.status,
+                                   attempts=attempt)
+
+    def timeout(self, started, attempt):
+        return _timed_out(f"{self.what}: host {self.host} did not answer within the tool's "
+                          "deadline", started, attempt)
+
+    def failed(self, status, raw, failure, attempt, note=None):
+        if status is None:
+            why = str(failure).strip()[:160] or type(failure).__name__
+            return ProviderUnavailable(f"{self.what}: could not reach host {self.host}",
+                                       detail=why, attempts=attempt)
+        cls = ProviderAuthFailed if status in (401, 403) else \
+            ProviderUnavailable if status >= 500 or status in (408, 429) else ProviderRejected
+        return cls(f"{self.what}: host {self.host} answered HTTP {status}",
+                   detail=f"body starts with {_snippet(raw, self.secrets)}", status=status,
+                   attempts=attempt)
 
 
 # llama-cpp-python's server reports a request it cannot validate as HTTP 500
