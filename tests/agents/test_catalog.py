@@ -109,7 +109,7 @@ def test_required_and_invalid_attributes(alice, llm):
              "22004"),
             (f"""select {A}.create_tool('t2', '{{"tool_type": "notification"}}')""", "22004"),
             (f"""select {A}.create_tool('t2', '{{"tool_type": "notification",
-                                                  "tool_params": {{"notification_type": "email"}}}}')""", "0A000"),
+                                                  "tool_params": {{"notification_type": "email"}}}}')""", "22004"),
             (f"""select {A}.set_attribute('sqlt', 'tool', 'tool_type', 'websearch')""", "0A000"),
             (f"select {A}.create_task('bad name!', '{{}}')", "22023")]:
         with case(sql), raises(state):

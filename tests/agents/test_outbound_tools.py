@@ -1,12 +1,17 @@
-"""HTTP and Slack notification tools (issue 33) against a local web server the
-test starts on 127.0.0.1: the request sent (method, path, body, bearer), the
-host ACL, an error reply, Slack's endpoint setting, and the credential kept out
-of the history and the views."""
+"""HTTP, Slack and email notification tools (issue 33) against a local web
+server and a local SMTP server the test starts on 127.0.0.1: the request sent
+(method, path, body, bearer; SMTP commands and message), the host ACL (http,
+smtp), an error reply, Slack's endpoint setting, the deadline and cancel of an
+SMTP wait, and the credential kept out of the history and the views."""
 
 from __future__ import annotations
 
+import base64
+import email
 import json
+import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -174,7 +179,7 @@ def test_notification_and_http_tools_check_their_params(db, alice):
             ({"tool_type": "notification", "tool_params": {"notification_type": "slack"}}, "22004"),
             ({"tool_type": "notification",
               "tool_params": {"notification_type": "email", "recipient": "a@b.c", "sender": "d@e.f",
-                              "smtp_host": "smtp.example.com", "credential_name": "C"}}, "0A000"),
+                              "credential_name": "C"}}, "22004"),
             ({"tool_type": "websearch", "tool_params": {"credential_name": "C"}}, "0A000")]:
         with raises(state):
             create(db, alice, "TOOL", "X", attrs)
@@ -184,3 +189,123 @@ def test_notification_and_http_tools_check_their_params(db, alice):
                                     "tool_params": {"endpoint": "https://user:pw@example.com/"}})
     with raises("22023"):                      # a password in the URL: refused when it runs
         run_tool(alice, "H", {"input": "x"})
+
+
+class Smtp:
+    """A tiny SMTP server: EHLO (offering AUTH PLAIN, no STARTTLS: it has no
+    certificate; a credential may go in clear only to loopback), AUTH, MAIL,
+    RCPT, DATA, QUIT; it records the commands and the message.  ``silent``: it
+    accepts connections and never answers (a hung server)."""
+
+    def __init__(self, silent=False):
+        self.commands: list[str] = []
+        self.data = b""
+        self.silent = silent
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.open: list[socket.socket] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.open.append(conn)
+            if not self.silent:
+                threading.Thread(target=self._session, args=(conn,), daemon=True).start()
+
+    def _session(self, conn):
+        f = conn.makefile("rb")
+        conn.sendall(b"220 test ESMTP\r\n")
+        while line := f.readline():
+            cmd = line.decode().rstrip("\r\n")
+            self.commands.append(cmd)
+            verb = cmd.split(" ", 1)[0].upper()
+            if verb == "EHLO":
+                conn.sendall(b"250-test\r\n250-AUTH PLAIN\r\n250 8BITMIME\r\n")
+            elif verb == "AUTH":
+                conn.sendall(b"235 ok\r\n")
+            elif verb == "DATA":
+                conn.sendall(b"354 go on\r\n")
+                while (chunk := f.readline()) not in (b".\r\n", b""):
+                    self.data += chunk
+                conn.sendall(b"250 queued\r\n")
+            elif verb == "QUIT":
+                conn.sendall(b"221 bye\r\n")
+                break
+            else:
+                conn.sendall(b"250 ok\r\n")
+        conn.close()
+
+    def stop(self):
+        self.sock.close()
+        for c in self.open:
+            c.close()
+
+
+@pytest.fixture
+def smtp():
+    s = Smtp()
+    yield s
+    s.stop()
+
+
+def email_tool(db, conn, port, name="MAIL"):
+    conn.execute("select dbms_cloud.create_credential('SMTPLOGIN', 'mailer', %s)", (SECRET,))
+    create(db, conn, "TOOL", name, {"tool_type": "notification",
+                                    "tool_params": {"notification_type": "email",
+                                                    "credential_name": "SMTPLOGIN",
+                                                    "recipient": "ops@example.com",
+                                                    "sender": "db@example.com",
+                                                    "smtp_host": f"127.0.0.1:{port}",
+                                                    "subject": "Daily figures"}})
+
+
+def test_an_email_tool_sends_mail_where_an_smtp_ace_allows(db, alice, smtp):
+    email_tool(db, alice, smtp.port)
+    db.admin.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'alice')")   # http only
+    with raises("42501"):
+        run_tool(alice, "MAIL", {"message": "All good."})
+    assert smtp.commands == []
+    db.admin.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'alice', null, null, 'smtp')")
+    assert "ops@example.com" in run_tool(alice, "MAIL", {"message": "All good."})
+    verbs = [c.split(" ", 1)[0].upper() for c in smtp.commands]
+    assert verbs == ["EHLO", "AUTH", "MAIL", "RCPT", "DATA", "QUIT"]
+    assert base64.b64decode(smtp.commands[1].split()[-1]) == b"\0mailer\0" + SECRET.encode()
+    assert "<db@example.com>" in smtp.commands[2] and "<ops@example.com>" in smtp.commands[3]
+    sent = email.message_from_bytes(smtp.data)
+    assert (sent["Subject"], sent["From"], sent["To"]) == \
+        ("Daily figures", "db@example.com", "ops@example.com")
+    assert sent.get_payload().strip() == "All good."
+    assert SECRET not in everything_visible(alice)
+
+
+def test_a_hung_smtp_server_ends_at_the_tools_timeout(db, alice):
+    hung = Smtp(silent=True)
+    try:
+        email_tool(db, alice, hung.port)
+        db.admin.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'alice', null, null, 'smtp')")
+        alice.execute("set dbms_cloud_ai.agent_tool_timeout = '1s'")
+        t0 = time.monotonic()
+        with raises("22023"):
+            run_tool(alice, "MAIL", {"message": "hello"})
+        assert time.monotonic() - t0 < 5
+    finally:
+        hung.stop()
+
+
+def test_a_cancel_ends_an_smtp_wait(db, alice):
+    hung = Smtp(silent=True)
+    try:
+        email_tool(db, alice, hung.port)
+        db.admin.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'alice', null, null, 'smtp')")
+        alice.execute("set dbms_cloud_ai.agent_tool_timeout = '60s'")
+        threading.Timer(1.0, alice.cancel).start()
+        t0 = time.monotonic()
+        with raises("57014"):
+            run_tool(alice, "MAIL", {"message": "hello"})
+        assert time.monotonic() - t0 < 5
+    finally:
+        hung.stop()

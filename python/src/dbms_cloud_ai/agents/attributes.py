@@ -334,10 +334,13 @@ def _check_notification(params: dict) -> None:
         raise InvalidParameter(f"notification_type must be slack or email, not {_show(kind)}",
                                hint="Pass \"notification_type\": \"slack\".")
     if kind == "email":
-        raise FeatureNotSupported(
-            "notification_type email is not supported in this version: sending mail needs an "
-            "SMTP client whose every wait is bounded and cancelable, which this version lacks",
-            hint="Use a Slack notification tool, or an HTTP tool for a mail service's web API.")
+        missing = [k for k in ("recipient", "sender", "smtp_host") if not params.get(k)]
+        if missing:
+            raise NullValue("an email notification tool needs tool_params." + ", ".join(missing),
+                            hint='Pass "tool_params": {"notification_type": "email", "recipient": '
+                                 '"...", "sender": "...", "smtp_host": "host[:port]", '
+                                 '"credential_name": "<smtp login>", "subject": "..."}.')
+        return
     if not params.get("channel"):
         raise NullValue("a Slack notification tool needs tool_params.channel",
                         hint='Pass "tool_params": {"notification_type": "slack", '

@@ -32,7 +32,7 @@ from ..errors import (
 from ..lazy import LazyModule
 from ..model import interrupts
 from ..turn import Call
-from . import outbound, references
+from . import mail, outbound, references
 from .team import Obj, profile_ref
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
@@ -313,13 +313,14 @@ def prepare(plpy, tool: Obj, search_path: list[str]) -> Prepared:
         return Prepared(tool, {"name": model_name(tool),
                                "description": desc or "sends a request to a web service",
                                "parameters": _inputs_schema(tool)})
-    if k == "NOTIFICATION" and _notification(tool) == "slack":
-        return Prepared(tool, {"name": model_name(tool),
-                               "description": desc or "sends a message to a Slack channel",
+    if k == "NOTIFICATION" and _notification(tool) in ("slack", "email"):
+        default = ("sends a message to a Slack channel" if _notification(tool) == "slack"
+                   else "sends an email")
+        return Prepared(tool, {"name": model_name(tool), "description": desc or default,
                                "parameters": _MESSAGE})
     raise FeatureNotSupported(f"tool {tool.name}: tool_type {k or 'none'} cannot be run",
-                              hint="Function, SQL, RAG, HTTP, Slack notification and HUMAN "
-                                   "tools run here.")
+                              hint="Function, SQL, RAG, HTTP, NOTIFICATION and HUMAN tools run "
+                                   "here.")
 
 
 def _notification(tool: Obj) -> str:
@@ -355,8 +356,9 @@ def run(plpy, prepared: Prepared, args: dict, search_path: list[str], limit: flo
         out = rag_tool(plpy, prepared.tool, args, search_path)
     elif k in ("HTTP", "NOTIFICATION"):
         try:
-            out = (outbound.http_tool if k == "HTTP" else outbound.slack_tool)(
-                plpy, prepared.tool, args, limit)
+            send = (outbound.http_tool if k == "HTTP" else outbound.slack_tool
+                    if _notification(prepared.tool) == "slack" else mail.email_tool)
+            out = send(plpy, prepared.tool, args, limit)
         except outbound.Failed as e:
             raise ToolFailed(str(e)) from None
     else:

@@ -68,12 +68,13 @@ WATCH_IDLE = 1.0        # the watchdog sleeps after this long without a request 
 class _Job:
     """The request attempt the backend's thread is making."""
 
-    __slots__ = ("abandoned", "deadline", "sock")
+    __slots__ = ("abandoned", "deadline", "sock", "strict")
 
-    def __init__(self, deadline):
+    def __init__(self, deadline, strict=False):
         self.deadline = deadline
         self.sock = None
         self.abandoned = False
+        self.strict = strict     # the watchdog also ends it at its deadline (watched)
 
     def abandon(self):
         """Shut the attempt's socket: a blocked connect, read or write returns
@@ -133,7 +134,8 @@ class _Watchdog:
                     job = self.job
                     if job is None:
                         idle += POLL_INTERVAL
-                    elif not job.abandoned and interrupts.pending() and interrupts.stopping():
+                    elif not job.abandoned and ((interrupts.pending() and interrupts.stopping())
+                                                or (job.strict and time.monotonic() > job.deadline)):
                         job.abandon()
                 self.awake = False
                 if self.job is None:   # else a request began as we were leaving: go on
@@ -144,12 +146,33 @@ class _Watchdog:
 _watchdog: _Watchdog | None = None
 
 
-def _exchange(fn, deadline: float, plpy):
+def watched(fn, deadline: float, plpy):
+    """``fn()`` waiting on a socket of its own (an agent's SMTP exchange), which
+    it hands over with watch_socket() before each blocking step: the watchdog
+    shuts it on a cancel, a terminate or a lost client, and at ``deadline``
+    (whatever per-operation timeouts allowed), as for an HTTP request."""
+    with detached.waiting(plpy):
+        return _exchange(fn, deadline, plpy, strict=True)
+
+
+def watch_socket(sock) -> float:
+    """Make ``sock`` the one the watchdog shuts; the seconds left before the
+    deadline (an error once it has passed or the exchange was abandoned)."""
+    job = _job
+    if job is not None:
+        job.sock = sock
+    left = _left(None)
+    if sock is not None:
+        sock.settimeout(left)
+    return left
+
+
+def _exchange(fn, deadline: float, plpy, strict=False):
     """``fn()`` (one attempt) under ``deadline``, watched for interrupts when
     ``plpy`` is given.  A failure while a cancel, terminate or lost client is
     pending becomes PostgreSQL's own error (or the backend's exit)."""
     global _job, _watchdog
-    job = _job = _Job(deadline)
+    job = _job = _Job(deadline, strict)
     if plpy is not None:
         if _watchdog is None:
             _watchdog = _Watchdog()
