@@ -10,6 +10,8 @@ import base64
 import email
 import json
 import socket
+import ssl
+import subprocess
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -197,7 +199,8 @@ class Smtp:
     RCPT, DATA, QUIT; it records the commands and the message.  ``silent``: it
     accepts connections and never answers (a hung server)."""
 
-    def __init__(self, silent=False):
+    def __init__(self, silent=False, tls=None):
+        self.tls = tls                     # an ssl.SSLContext: offer STARTTLS with it
         self.commands: list[str] = []
         self.data = b""
         self.silent = silent
@@ -224,7 +227,15 @@ class Smtp:
             self.commands.append(cmd)
             verb = cmd.split(" ", 1)[0].upper()
             if verb == "EHLO":
-                conn.sendall(b"250-test\r\n250-AUTH PLAIN\r\n250 8BITMIME\r\n")
+                starttls = b"250-STARTTLS\r\n" if self.tls else b""
+                conn.sendall(b"250-test\r\n" + starttls + b"250-AUTH PLAIN\r\n250 8BITMIME\r\n")
+            elif verb == "STARTTLS":
+                conn.sendall(b"220 go ahead\r\n")
+                try:
+                    conn = self.tls.wrap_socket(conn, server_side=True)
+                except (OSError, ssl.SSLError):
+                    break
+                f = conn.makefile("rb")
             elif verb == "AUTH":
                 conn.sendall(b"235 ok\r\n")
             elif verb == "DATA":
@@ -309,3 +320,21 @@ def test_a_cancel_ends_an_smtp_wait(db, alice):
         assert time.monotonic() - t0 < 5
     finally:
         hung.stop()
+
+
+def test_starttls_is_used_when_offered_and_the_certificate_checked(db, alice, tmp_path):
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", tmp_path / "key.pem",
+                    "-out", tmp_path / "cert.pem"], check=True, capture_output=True)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    server = Smtp(tls=ctx)
+    try:
+        email_tool(db, alice, server.port)
+        db.admin.execute("select dbms_cloud_ai.append_host_ace('127.0.0.1', 'alice', null, null, 'smtp')")
+        with raises("22023") as e:           # a self-signed certificate: not trusted
+            run_tool(alice, "MAIL", {"message": "hello"})
+        assert "certificate" in str(e["error"]).lower()
+        assert [c.split(" ", 1)[0].upper() for c in server.commands] == ["EHLO", "STARTTLS"]
+    finally:
+        server.stop()

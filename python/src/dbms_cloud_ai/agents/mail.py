@@ -70,6 +70,27 @@ class _SMTP(smtplib.SMTP):
         return super().getreply()
 
 
+class _WatchedTls(ssl.SSLContext):
+    """STARTTLS's context: the TLS socket is handed to the watchdog before its
+    handshake, which is then bounded and cancelable like any other wait (the
+    plain socket it wraps is detached, and shutting that one does nothing)."""
+
+    def wrap_socket(self, sock, server_side=False, do_handshake_on_connect=True,
+                    suppress_ragged_eofs=True, server_hostname=None, session=None):
+        tls = super().wrap_socket(sock, server_side=server_side, do_handshake_on_connect=False,
+                                  suppress_ragged_eofs=suppress_ragged_eofs,
+                                  server_hostname=server_hostname, session=session)
+        http.watch_socket(tls)
+        tls.do_handshake()
+        return tls
+
+
+def _tls() -> ssl.SSLContext:
+    ctx = _WatchedTls(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.load_verify_locations(cafile=certifi.where())
+    return ctx
+
+
 def _login(plpy, credential_name) -> tuple[str, str]:
     name = names.normalize(credential_name, "credential")
     password = credentials.api_key(plpy, credential_name)
@@ -81,10 +102,11 @@ def _login(plpy, credential_name) -> tuple[str, str]:
 def _exchange(host, port, login, mail: EmailMessage, what: str) -> None:
     client = _SMTP(timeout=1.0)      # replaced before each wait by the time left
     try:
+        client._host = host          # the name STARTTLS verifies (set only by SMTP(host))
         client.connect(host, port)
         client.ehlo()
         if client.has_extn("starttls"):
-            client.starttls(context=ssl.create_default_context(cafile=certifi.where()))
+            client.starttls(context=_tls())
             client.ehlo()
         elif login is not None and not _LOOPBACK.match(host):
             raise Failed(f"{what}: {host} does not offer STARTTLS: the credential would be "
