@@ -98,15 +98,18 @@ def test_required_and_invalid_attributes(alice, llm):
             (f"select {A}.set_attribute('analyst', 'agent', 'role', null)", "22004"),
             (f"select {A}.set_attribute('analyst', 'agent', 'role', '')", "22004"),
             (f"select {A}.set_attribute('crew', 'team', 'process', '')", "22004"),
+            (f"select {A}.set_attribute('crew', 'team', 'process', null)", "22004"),
             (f"select {A}.set_attribute('crew', 'team', 'process', 'parallel')", "22023"),
             (f"select {A}.set_attribute('crew', 'widget', 'process', 'sequential')", "22023"),
             (f"""select {A}.create_tool('t2', '{{"tool_type": "BOGUS"}}')""", "22023"),
             (f"""select {A}.create_tool('t2', '{{"instruction": "no type, no function"}}')""", "22004"),
             (f"""select {A}.create_tool('t2', '{{"tool_type": "websearch",
                                                   "tool_params": {{"credential_name": "C"}}}}')""", "0A000"),
-            (f"""select {A}.create_tool('t2', '{{"tool_type": "HTTP", "tool_params": {{"endpoint": "http://x"}}}}')""",
-             "0A000"),
-            (f"""select {A}.create_tool('t2', '{{"tool_type": "notification"}}')""", "0A000"),
+            (f"""select {A}.create_tool('t2', '{{"tool_type": "HTTP", "tool_params": {{"credential_name": "C"}}}}')""",
+             "22004"),
+            (f"""select {A}.create_tool('t2', '{{"tool_type": "notification"}}')""", "22004"),
+            (f"""select {A}.create_tool('t2', '{{"tool_type": "notification",
+                                                  "tool_params": {{"notification_type": "email"}}}}')""", "22004"),
             (f"""select {A}.set_attribute('sqlt', 'tool', 'tool_type', 'websearch')""", "0A000"),
             (f"select {A}.create_task('bad name!', '{{}}')", "22023")]:
         with case(sql), raises(state):
@@ -174,9 +177,12 @@ def test_shared_profiles_may_be_named(alice, bob, llm):
     make_profile(alice, llm)
     alice.execute("select dbms_cloud_ai.grant_profile_access('P', 'bob')")
     bob.execute(f"""select {A}.create_agent('a', '{{"profile_name": "\\"alice\\".\\"P\\"", "role": "r"}}')""")
-    with raises("22023"):       # a RAG tool's profile must name a vector index
-        bob.execute(f"""select {A}.create_tool('r', '{{"tool_type": "rag",
-                                                       "tool_params": {{"profile_name": "alice.P"}}}}')""")
+    # a RAG tool whose profile names no vector index is stored (as Oracle stores
+    # it); running it is refused
+    bob.execute(f"""select {A}.create_tool('r', '{{"tool_type": "rag",
+                                                   "tool_params": {{"profile_name": "alice.P"}}}}')""")
+    with raises("22023"):
+        bob.execute(f"""select {A}.run_tool('r', 'what is in the documents?')""")
 
 
 def test_sharing_a_team(db, alice, bob, llm):

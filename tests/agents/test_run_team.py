@@ -59,7 +59,8 @@ def test_a_function_tool_end_to_end_on_every_wire(db, alice, llm, adder, provide
     [h] = team_history(alice)
     assert h["state"] == "SUCCEEDED" and h["end_date"] is not None
     [t] = tool_history(alice)
-    assert (t["tool_name"], t["output"], json.loads(t["input"])) == ("ADDER", "5", {"a": 2, "b": 3})
+    assert (t["tool_name"], json.loads(t["output"]), t["tool_output"], json.loads(t["input"])) == \
+        ("ADDER", {"status": "success", "result": "'5'"}, "5", {"a": 2, "b": 3})
     assert t["team_exec_id"] == h["team_exec_id"] and t["task_order"] == 1
 
 
@@ -96,7 +97,8 @@ def test_a_sql_tool_answers_through_nl2sql(db, alice, llm):
     assert run_team(alice, "T", "how many expensive items?") == "One item."
     assert '"n"' in results_sent(llm.requests[-1])[0]
     [t] = tool_history(alice)
-    assert t["tool_name"] == "DB" and '"n" : 1' in t["output"].replace('":', '" :')
+    assert t["tool_name"] == "DB" and '"n" : 1' in t["tool_output"].replace('":', '" :')
+    assert json.loads(t["output"])["status"] == "success"
 
 
 def test_a_human_question_pauses_the_run_and_the_answer_resumes_it(db, alice, llm, adder):
@@ -225,7 +227,8 @@ def test_run_tool_takes_json_arguments(db, alice, llm, adder):
     with raises("42704"):
         alice.execute("select dbms_cloud_ai_agent.run_tool('NOPE', '{}')")
     [t] = tool_history(alice)
-    assert t["team_exec_id"] is None and t["output"] == "42"
+    assert t["team_exec_id"] is None and t["tool_output"] == "42"
+    assert json.loads(t["output"]) == {"status": "success", "result": "'42'"}
 
 
 # --- bounds, cancel ------------------------------------------------------------------------

@@ -916,6 +916,8 @@ STEPS = [
     Step(f"{D}.set_max_wait(double precision)", f"select {D}.set_max_wait(300)", ADMIN),
     Step(f"{D}.set_oci_genai_endpoint(text)",
          f"select {D}.set_oci_genai_endpoint('http://127.0.0.1:9/v1')", ADMIN),
+    Step(f"{D}.set_slack_api_endpoint(text)",
+         f"select {D}.set_slack_api_endpoint('http://127.0.0.1:9/api')", ADMIN),
     Step(f"{D}.disable_data_access()", f"select {D}.disable_data_access()", ADMIN),
     Step(f"{D}.data_access_enabled()", f"select not {D}.data_access_enabled()"),
     Step(f"{D}.enable_data_access()", f"select {D}.enable_data_access()", ADMIN),

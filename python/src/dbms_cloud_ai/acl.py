@@ -7,7 +7,8 @@ one of its groups, or PUBLIC.
 
 An ACE carries one of Oracle's host privileges (http, http_proxy, connect,
 resolve, smtp, jdwp); only ``http`` and ``connect`` (which Oracle grants for
-every protocol, HTTP included) let a request through here.
+every protocol, HTTP included) let a request through here, and ``smtp`` or
+``connect`` an agent's mail (agents/mail.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from .providers import WELL_KNOWN_HOSTS, WELL_KNOWN_SUFFIXES
 PRIVILEGES = ("http", "http_proxy", "connect", "resolve", "smtp", "jdwp")
 # The privileges that let the extension's HTTP requests through (SQL text: a literal list).
 EGRESS_SQL = "privilege in ('http', 'connect')"
+# ... and its mail (an agent's email tool), as in Oracle's UTL_SMTP.
+SMTP_SQL = "privilege in ('smtp', 'connect')"
 
 _HOST = re.compile(r"(\*|(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)\Z")
 
@@ -127,11 +130,12 @@ def _matches(pattern: str, host: str) -> bool:
     return pattern.startswith("*.") and host.endswith(pattern[1:])
 
 
-def check_egress(plpy, url: str, aces: list | None = None) -> None:
+def check_egress(plpy, url: str, aces: list | None = None, smtp: bool = False) -> None:
     """Raise unless the calling role may send a request to ``url``.
 
     ``aces`` ([host, lower_port, upper_port] triples) may come from the
-    caller's own query, which row-level security filtered the same way."""
+    caller's own query, which row-level security filtered the same way.
+    ``smtp``: mail to ``smtp://host:port``, which needs privilege smtp or connect."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     try:
@@ -139,13 +143,13 @@ def check_egress(plpy, url: str, aces: list | None = None) -> None:
     except ValueError:
         pass
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    if parts.scheme == "https" and (host in WELL_KNOWN_HOSTS or host.endswith(WELL_KNOWN_SUFFIXES)):
+    if parts.scheme == "https" and not smtp and (host in WELL_KNOWN_HOSTS or host.endswith(WELL_KNOWN_SUFFIXES)):
         return
     # Row-level security returns only the ACEs granted to this role, its groups, or PUBLIC.
     if aces is None:
         aces = [(r["host"], r["lower_port"], r["upper_port"]) for r in
                 db.query(plpy, "select host, lower_port, upper_port from dbms_cloud_ai._host_ace "
-                                 f"where {EGRESS_SQL}")]
+                                 f"where {SMTP_SQL if smtp else EGRESS_SQL}")]
     for ace_host, lower, upper in aces:
         if _matches(ace_host, host) and (lower is None or lower <= port <= upper):
             return
@@ -153,4 +157,5 @@ def check_egress(plpy, url: str, aces: list | None = None) -> None:
         f"network access denied by access control list (ACL) for host {host} port {port}",
         detail="Only HTTPS to the providers' own hosts is allowed without a host ACE.",
         hint=f"An administrator can allow it with: SELECT dbms_cloud_ai.append_host_ace("
-             f"host => '{host}', principal_name => '<role>');")
+             f"host => '{host}', principal_name => '<role>'"
+             + (", privilege => 'smtp'" if smtp else "") + ");")

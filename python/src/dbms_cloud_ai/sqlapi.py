@@ -21,6 +21,7 @@ if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
     from .agents import catalog as _agents
     from .agents import definitions as _agent_definitions
     from .agents import history as _agent_history
+    from .agents import outbound as _agent_outbound
     from .agents import run as _agent_run
     from .agents import sharing as _team_sharing
     from .agents import team as _agent_team
@@ -36,6 +37,7 @@ if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
 else:
     _agent_run = LazyModule("agents.run")
     _agent_history = LazyModule("agents.history")
+    _agent_outbound = LazyModule("agents.outbound")
     _agent_team = LazyModule("agents.team")
     _agents = LazyModule("agents.catalog")
     _agent_definitions = LazyModule("agents.definitions")
@@ -289,6 +291,11 @@ def set_max_wait(plpy, seconds):
 @sql_entry
 def set_oci_genai_endpoint(plpy, url):
     oci_route.set_endpoint(plpy, url)
+
+
+@sql_entry
+def set_slack_api_endpoint(plpy, url):
+    _agent_outbound.set_slack_endpoint(plpy, url)
 
 
 @sql_entry

@@ -11,6 +11,7 @@ the text the user gave is kept beside it (``attribute_text``), which the
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 from .. import jsontext, names
 from ..attributes import parse_json_object
@@ -20,7 +21,10 @@ KINDS = ("TOOL", "TASK", "AGENT", "TEAM")
 TOOL_TYPES = ("SQL", "RAG", "WEBSEARCH", "NOTIFICATION", "HTTP", "HUMAN")
 # Tool types this version stores but cannot run yet: refused at create and set
 # time, in this one place, so that lifting one is a one-line change.
-UNSUPPORTED_TOOL_TYPES = frozenset(("WEBSEARCH", "NOTIFICATION", "HTTP"))
+UNSUPPORTED_TOOL_TYPES = frozenset(("WEBSEARCH",))
+WHY_UNSUPPORTED = {"WEBSEARCH": "a web search tool needs a provider's web search service, "
+                                "which this version does not call"}
+NOTIFICATION_TYPES = ("slack", "email")
 TOOL_PARAMS = ("profile_name", "credential_name", "endpoint", "notification_type", "recipient",
                "sender", "channel", "smtp_host", "subject")
 MAX_BYTES = 64 * 1024      # the JSON text of one object's attributes
@@ -189,6 +193,9 @@ SPEC = {
 }
 REQUIRED = {"AGENT": ("profile_name", "role"), "TASK": ("instruction",), "TEAM": ("agents",),
             "TOOL": ()}
+# Attributes that always have a value, so that NULL cannot remove them (Oracle
+# refuses a team's process set to NULL, ORA-20053, rather than resetting it).
+NOT_NULL = {k: v + (("process",) if k == "TEAM" else ()) for k, v in REQUIRED.items()}
 
 
 def kind_of(object_type) -> str:
@@ -263,7 +270,7 @@ def merge(kind: str, base: dict, changes: dict) -> dict:
     merged = dict(base)
     for k, v in changes.items():
         if v is None:
-            if k in REQUIRED[kind]:
+            if k in NOT_NULL[kind]:
                 raise NullValue(f"{kind.lower()} attribute {k} is required and must not be NULL",
                                 hint=hint(kind))
             merged.pop(k, None)
@@ -292,7 +299,7 @@ def _check_tool(attrs: dict) -> None:
     t = attrs.get("tool_type")
     if t in UNSUPPORTED_TOOL_TYPES:
         raise FeatureNotSupported(
-            f"tool_type {t} is not supported in this version",
+            f"tool_type {t} is not supported in this version: {WHY_UNSUPPORTED[t]}",
             detail="Supported tool types: "
                    + ", ".join(x for x in TOOL_TYPES if x not in UNSUPPORTED_TOOL_TYPES)
                    + ", and custom tools naming a function.",
@@ -304,8 +311,40 @@ def _check_tool(attrs: dict) -> None:
     if t in ("SQL", "RAG") and not params.get("profile_name"):
         raise NullValue(f"a {t} tool needs tool_params.profile_name",
                         hint='Pass "tool_params": {"profile_name": "<profile>"}.')
+    if t == "HTTP" and not params.get("endpoint"):
+        raise NullValue("an HTTP tool needs tool_params.endpoint",
+                        hint='Pass "tool_params": {"endpoint": "https://...", '
+                             '"credential_name": "<credential>"}.')
+    if t == "HTTP" and urlsplit(params["endpoint"].strip()).scheme.lower() not in ("http", "https"):
+        raise InvalidParameter(f"tool_params.endpoint must be an http or https URL, "
+                               f"not {_show(params['endpoint'])}",
+                               hint='Pass "tool_params": {"endpoint": "https://host/path"}.')
+    if t == "NOTIFICATION":
+        _check_notification(params)
     if t in DEFAULT_INSTRUCTIONS and "instruction" not in attrs:
         attrs["instruction"] = DEFAULT_INSTRUCTIONS[t]
+
+
+def _check_notification(params: dict) -> None:
+    kind = str(params.get("notification_type") or "").strip().lower()
+    if not kind:
+        raise NullValue("a NOTIFICATION tool needs tool_params.notification_type",
+                        hint="Pass \"notification_type\": \"slack\".")
+    if kind not in NOTIFICATION_TYPES:
+        raise InvalidParameter(f"notification_type must be slack or email, not {_show(kind)}",
+                               hint="Pass \"notification_type\": \"slack\".")
+    if kind == "email":
+        missing = [k for k in ("recipient", "sender", "smtp_host") if not params.get(k)]
+        if missing:
+            raise NullValue("an email notification tool needs tool_params." + ", ".join(missing),
+                            hint='Pass "tool_params": {"notification_type": "email", "recipient": '
+                                 '"...", "sender": "...", "smtp_host": "host[:port]", '
+                                 '"credential_name": "<smtp login>", "subject": "..."}.')
+        return
+    if not params.get("channel"):
+        raise NullValue("a Slack notification tool needs tool_params.channel",
+                        hint='Pass "tool_params": {"notification_type": "slack", '
+                             '"credential_name": "<bot token credential>", "channel": "<id>"}.')
 
 
 def texts(kept: dict, parsed: dict, given: dict, attrs: dict) -> dict:

@@ -60,8 +60,7 @@ def _check_references(plpy, kind: str, name: str, attrs: dict, changed: dict, se
         params = attrs.get("tool_params") or {}
         if attrs.get("tool_type") in ("SQL", "RAG") and params.get("profile_name") \
                 and ("tool_params" in changed or "tool_type" in changed):
-            references.check_profile(plpy, params["profile_name"], what,
-                                     needs_vector_index=attrs["tool_type"] == "RAG")
+            references.check_profile(plpy, params["profile_name"], what)
         if attrs.get("function") and "function" in changed:
             references.check_function(plpy, attrs["function"], search_path)
 

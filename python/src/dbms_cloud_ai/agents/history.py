@@ -145,6 +145,16 @@ def task(plpy, run: Run, order: int, agent_name: str, task_name: str, state: str
     _write_task(plpy, row)
 
 
+def wrapped(output: str, ok: bool) -> str:
+    """A tool history's ``output``: Oracle's wrapper around what the model was
+    given, {"status": "success", "result": "'<value>'"} (the value between single
+    quotes, as Oracle shows it; the SDK's test_3304 reads it back so), or
+    {"status": "error", "result": "<message>"} for a call that failed."""
+    if ok:
+        return json.dumps({"status": "success", "result": f"'{output}'"}, ensure_ascii=False)
+    return json.dumps({"status": "error", "result": output}, ensure_ascii=False)
+
+
 def tool(plpy, run: Run | None, owner: str, order: int | None, tool_name: str, agent_name, task_name,
          started: str, input_text: str, output: str, tool_output: str | None,
          invocation_id: str) -> None:

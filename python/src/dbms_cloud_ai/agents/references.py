@@ -12,13 +12,12 @@ runs a team checks again at run time, as the role running it):
   tool naming a missing function): running the tool fails until it exists.
 - a ``profile_name`` (an agent's, a SQL or RAG tool's) is the caller's own
   profile or one shared with it as "OWNER"."NAME" (42704 otherwise).  A
-  missing own profile is accepted, as Oracle accepts it (test_3014/3015); a
-  RAG tool's existing profile must name a vector_index_name (22023).
+  missing own profile is accepted, as Oracle accepts it (test_3014/3015), and
+  so is a RAG tool's profile that names no vector_index_name: Oracle stores it,
+  and running the tool refuses it (tools.rag_tool).
 """
 
 from __future__ import annotations
-
-import json
 
 from .. import db, sharing
 from ..errors import InsufficientPrivilege, InvalidParameter, UndefinedObject
@@ -95,16 +94,9 @@ def require_profile(plpy, raw: str) -> None:
                                    "attributes), or name one shared with you as \"OWNER\".\"NAME\".")
 
 
-def check_profile(plpy, raw: str, what: str, needs_vector_index: bool = False) -> None:
+def check_profile(plpy, raw: str, what: str) -> None:
     """``raw`` names the caller's own profile or one shared with it (42704
-    from sharing.resolve_owner); an existing RAG profile names a vector index."""
+    from sharing.resolve_owner); whether it exists is checked when it is used."""
     ref = sharing.parse(raw)
-    owner = sharing.resolve_owner(plpy, ref) if ref.owner is not None else None
-    row = db.one(plpy, _PROFILE, ("text", "text"), (ref.name, owner))
-    if row is None or not needs_vector_index:
-        return
-    if not json.loads(row["attributes"]).get("vector_index_name"):
-        raise InvalidParameter(
-            f"profile {raw} of {what} names no vector_index_name",
-            hint="A RAG tool's profile needs a vector index: set its vector_index_name "
-                 "with dbms_cloud_ai.set_attribute().")
+    if ref.owner is not None:
+        sharing.resolve_owner(plpy, ref)

@@ -386,7 +386,7 @@ def _tool_row(plpy, run, step, tc, output, raw, started, latency_ms, tool_name=N
                                    prompt_version=TOOL_VERSION, latency_ms=latency_ms)
     history.tool(plpy, run, run.owner, step.order, name, step.agent.name, step.task.name, started,
                  json.dumps(args if args is not None else tc.get("arguments"), ensure_ascii=False),
-                 output, raw, invocation)
+                 history.wrapped(output, raw is not None), raw, invocation)
 
 
 _LOOP = supervisor.Loop(_task, _context, _invoke, _tool_row, _fill, _without_tools)
@@ -417,7 +417,7 @@ def run_tool(plpy, tool_name, input_text, search_path) -> str:
                                        prompt_version=TOOL_VERSION,
                                        latency_ms=(time.monotonic() - t0) * 1000)
         history.tool(plpy, None, owner, None, tool.name, None, None, started,
-                     json.dumps(args, ensure_ascii=False), out, out, invocation)
+                     json.dumps(args, ensure_ascii=False), history.wrapped(out, True), out, invocation)
     return out
 
 

@@ -32,7 +32,7 @@ from ..errors import (
 from ..lazy import LazyModule
 from ..model import interrupts
 from ..turn import Call
-from . import references
+from . import mail, outbound, references
 from .team import Obj, profile_ref
 
 if TYPE_CHECKING:   # the same modules, for tools that read imports (lazy.py)
@@ -56,6 +56,9 @@ _QUESTION = {"type": "object",
              "properties": {"query": {"type": "string",
                                       "description": "the question, in natural language"}},
              "required": ["query"]}
+_MESSAGE = {"type": "object",
+            "properties": {"message": {"type": "string", "description": "the text to send"}},
+            "required": ["message"]}
 _MODEL_NAME = re.compile(r"[^A-Za-z0-9_-]")
 MAX_OUTPUT = 64 * 1024         # what a tool's result gives back to the model at most
 _JSON_TYPES = {"smallint": "integer", "integer": "integer", "bigint": "integer",
@@ -291,7 +294,10 @@ def rag_tool(plpy, tool: Obj, args: dict, search_path: list[str]) -> str:
     call = _nl_call(plpy, tool, _question(args), "narrate", search_path)
     if not call.attrs.get("vector_index_name"):
         raise InvalidParameter(f"tool {tool.name}: profile {call.profile.name} names no "
-                               "vector_index_name", hint="A RAG tool's profile names a vector index.")
+                               "vector_index_name",
+                               hint="Set it with dbms_cloud_ai.set_attribute(profile_name => "
+                                    f"'{call.profile.name}', attribute_name => 'vector_index_name', "
+                                    "attribute_value => '<index>').")
     data_access.require(call.ctx, "a RAG tool")
     return documents.narrate(call).text or ""
 
@@ -322,8 +328,32 @@ def prepare(plpy, tool: Obj, search_path: list[str]) -> Prepared:
                                "parameters": _QUESTION})
     if k == "HUMAN":
         return Prepared(tool, {**HUMAN_TOOL, "name": model_name(tool)})
+    if k == "HTTP":
+        outbound.endpoint((tool.attrs.get("tool_params") or {}).get("endpoint"), f"tool {tool.name}")
+        return Prepared(tool, {"name": model_name(tool),
+                               "description": desc or "sends a request to a web service",
+                               "parameters": _inputs_schema(tool)})
+    if k == "NOTIFICATION" and _notification(tool) in ("slack", "email"):
+        default = ("sends a message to a Slack channel" if _notification(tool) == "slack"
+                   else "sends an email")
+        return Prepared(tool, {"name": model_name(tool), "description": desc or default,
+                               "parameters": _MESSAGE})
     raise FeatureNotSupported(f"tool {tool.name}: tool_type {k or 'none'} cannot be run",
-                              hint="Function, SQL, RAG and HUMAN tools run here.")
+                              hint="Function, SQL, RAG, HTTP, NOTIFICATION and HUMAN tools run "
+                                   "here.")
+
+
+def _notification(tool: Obj) -> str:
+    return str((tool.attrs.get("tool_params") or {}).get("notification_type") or "").lower()
+
+
+def _inputs_schema(tool: Obj) -> dict:
+    """An HTTP tool's arguments: its tool_inputs (strings), else one ``input``."""
+    props = {str(e["name"]): {"type": "string", "description": str(e.get("description") or e["name"])}
+             for e in tool.attrs.get("tool_inputs") or [] if isinstance(e, dict) and e.get("name")}
+    if not props:
+        props = {"input": {"type": "string", "description": "what to send to the service"}}
+    return {"type": "object", "properties": props, "required": list(props)}
 
 
 def asks_human(prepared: Prepared) -> bool:
@@ -344,6 +374,13 @@ def run(plpy, prepared: Prepared, args: dict, search_path: list[str], limit: flo
         out = sql_tool(plpy, prepared.tool, args, search_path)
     elif k == "RAG":
         out = rag_tool(plpy, prepared.tool, args, search_path)
+    elif k in ("HTTP", "NOTIFICATION"):
+        try:
+            send = (outbound.http_tool if k == "HTTP" else outbound.slack_tool
+                    if _notification(prepared.tool) == "slack" else mail.email_tool)
+            out = send(plpy, prepared.tool, args, limit)
+        except outbound.Failed as e:
+            raise ToolFailed(str(e)) from None
     else:
         raise ToolFailed("this tool cannot be called here")
     return out

@@ -68,12 +68,13 @@ WATCH_IDLE = 1.0        # the watchdog sleeps after this long without a request 
 class _Job:
     """The request attempt the backend's thread is making."""
 
-    __slots__ = ("abandoned", "deadline", "sock")
+    __slots__ = ("abandoned", "deadline", "sock", "strict")
 
-    def __init__(self, deadline):
+    def __init__(self, deadline, strict=False):
         self.deadline = deadline
         self.sock = None
         self.abandoned = False
+        self.strict = strict     # the watchdog also ends it at its deadline (watched)
 
     def abandon(self):
         """Shut the attempt's socket: a blocked connect, read or write returns
@@ -133,7 +134,8 @@ class _Watchdog:
                     job = self.job
                     if job is None:
                         idle += POLL_INTERVAL
-                    elif not job.abandoned and interrupts.pending() and interrupts.stopping():
+                    elif not job.abandoned and ((interrupts.pending() and interrupts.stopping())
+                                                or (job.strict and time.monotonic() > job.deadline)):
                         job.abandon()
                 self.awake = False
                 if self.job is None:   # else a request began as we were leaving: go on
@@ -144,12 +146,33 @@ class _Watchdog:
 _watchdog: _Watchdog | None = None
 
 
-def _exchange(fn, deadline: float, plpy):
+def watched(fn, deadline: float, plpy):
+    """``fn()`` waiting on a socket of its own (an agent's SMTP exchange), which
+    it hands over with watch_socket() before each blocking step: the watchdog
+    shuts it on a cancel, a terminate or a lost client, and at ``deadline``
+    (whatever per-operation timeouts allowed), as for an HTTP request."""
+    with detached.waiting(plpy):
+        return _exchange(fn, deadline, plpy, strict=True)
+
+
+def watch_socket(sock) -> float:
+    """Make ``sock`` the one the watchdog shuts; the seconds left before the
+    deadline (an error once it has passed or the exchange was abandoned)."""
+    job = _job
+    if job is not None:
+        job.sock = sock
+    left = _left(None)
+    if sock is not None:
+        sock.settimeout(left)
+    return left
+
+
+def _exchange(fn, deadline: float, plpy, strict=False):
     """``fn()`` (one attempt) under ``deadline``, watched for interrupts when
     ``plpy`` is given.  A failure while a cancel, terminate or lost client is
     pending becomes PostgreSQL's own error (or the backend's exit)."""
     global _job, _watchdog
-    job = _job = _Job(deadline)
+    job = _job = _Job(deadline, strict)
     if plpy is not None:
         if _watchdog is None:
             _watchdog = _Watchdog()
@@ -458,6 +481,23 @@ def get(url: str, headers: dict, *, deadline: float, max_attempts: int, plpy=Non
         return Document(status, raw, ctype, attempts)
 
 
+def send(url: str, headers: dict, payload: bytes, *, content_type: str, deadline: float,
+         what: str, plpy=None) -> Document:
+    """POST ``payload`` once for an agent's tool (an HTTP tool's endpoint, a Slack
+    message): never retried, since a request that reached the server may have
+    acted (posted a message); otherwise get's rules: one deadline, at most
+    MAX_RESPONSE_BYTES, no redirects, credentials masked in error details,
+    interrupts acted on.  ``what`` names the tool in errors."""
+    with detached.waiting(plpy):
+        hdrs = {"content-type": content_type,
+                "accept": "application/json, text/*;q=0.9, */*;q=0.1",
+                "accept-encoding": "gzip, deflate", **headers}
+        status, raw, ctype, attempts, _ = _request(
+            _ToolErrors(what, _url(url).host, _secrets(headers)), "POST", url, hdrs, payload,
+            deadline, 1, plpy)
+        return Document(status, raw, ctype, attempts)
+
+
 def _request(errors, method, url, hdrs, payload, deadline, max_attempts, plpy):
     """The one request loop: attempts until a 2xx reply, the deadline, or
     ``max_attempts``.  Retried: connection failures, 408, 429, 5xx (and what
@@ -585,6 +625,44 @@ class _DocumentErrors:
             cls, hint = ProviderRejected, "Check location_uri."
         return cls(f"host {self.host} refused the location_uri document (HTTP {status})",
                    detail=detail, hint=hint, status=status, attempts=attempt)
+
+
+class _ToolErrors:
+    """How a tool's request fails (send): the message names the tool, the host and
+    the HTTP status."""
+
+    retried = ()
+
+    @staticmethod
+    def invalid(status, raw):
+        return False
+
+    def __init__(self, what, host, secrets):
+        self.what, self.host, self.secrets = what, host, secrets
+
+    def too_large(self, status, attempt):
+        return ResultTooLarge(f"{self.what}: host {self.host} sent a reply larger than "
+                              f"{MAX_RESPONSE_BYTES // (1024 * 1024)} MB", detail=f"HTTP {status}")
+
+    def bad_encoding(self, e, attempt):
+        return ProviderBadResponse(f"{self.what}: host {self.host} sent a reply that cannot be "
+                                   f"decoded (HTTP {e.status})", detail=e.why, status=e.status,
+                                   attempts=attempt)
+
+    def timeout(self, started, attempt):
+        return _timed_out(f"{self.what}: host {self.host} did not answer within the tool's "
+                          "deadline", started, attempt)
+
+    def failed(self, status, raw, failure, attempt, note=None):
+        if status is None:
+            why = str(failure).strip()[:160] or type(failure).__name__
+            return ProviderUnavailable(f"{self.what}: could not reach host {self.host}",
+                                       detail=why, attempts=attempt)
+        cls = ProviderAuthFailed if status in (401, 403) else \
+            ProviderUnavailable if status >= 500 or status in (408, 429) else ProviderRejected
+        return cls(f"{self.what}: host {self.host} answered HTTP {status}",
+                   detail=f"body starts with {_snippet(raw, self.secrets)}", status=status,
+                   attempts=attempt)
 
 
 # llama-cpp-python's server reports a request it cannot validate as HTTP 500
