@@ -181,8 +181,8 @@ def _alive(prefix: str) -> bool:
     return pid.isdigit() and _start_time(int(pid)) == start
 
 
-def _journal_dir(owner: str) -> str:
-    return os.path.join(_root(), str(_database()), "calls",
+def _journal_dir(owner: str, kind: str = "calls") -> str:
+    return os.path.join(_root(), str(_database()), kind,
                         f"{_role_oids.get(owner, 0)}-{_name(owner)}")
 
 
@@ -307,3 +307,42 @@ def adopt(owner: str) -> list[dict]:
             out.update((r["call_id"], r) for r in found)
         os.unlink(claimed)
     return list(out.values())
+
+
+# --- other journals (the run history: agents/history.py) ----------------------------------------
+
+def journal_path(kind: str, owner: str) -> str:
+    """This backend's journal of ``kind`` for ``owner`` (a folder per role OID,
+    as the call journals), its folder made."""
+    d = _journal_dir(owner, kind)
+    _mkdir(d)
+    return os.path.join(d, _self() + ".jsonl")
+
+
+def claim_ended(kind: str, owner: str, max_files: int) -> tuple[list[str], bool]:
+    """Claim (rename into this backend's name, as ``adopt``) at most ``max_files``
+    journals of ``kind`` that ended backends left for ``owner``; the caller reads
+    and removes them.  Also says whether any were left (a live backend's, or
+    past the cap): a later look should not wait."""
+    d = _journal_dir(owner, kind)
+    try:
+        entries = sorted(e.name for e in os.scandir(d))
+    except FileNotFoundError:
+        return [], False
+    mine = _self()
+    claimed: list[str] = []
+    left = False
+    for name in entries:
+        prefix = name.split(".", 1)[0]
+        if prefix == mine:
+            continue
+        if _alive(prefix) or len(claimed) >= max_files:
+            left = True
+            continue
+        dst = os.path.join(d, f"{mine}.adopted-{name}")
+        try:
+            os.rename(os.path.join(d, name), dst)
+        except FileNotFoundError:       # another backend claimed it first
+            continue
+        claimed.append(dst)
+    return claimed, left
