@@ -40,12 +40,14 @@ _unsaved: list[dict] = []   # {"owner", "team": row, "tasks": [row], "tools": [r
 
 JOURNAL = "runs"            # the journals' folder in the spool (model/spool.py)
 COMPACT_LINES = 256         # a journal is rewritten with what it still holds past this
+COMPACT_BYTES = 8 << 20     # ... or past this size
 MAX_ADOPT_FILES = 16        # journals adopted by one look
 MAX_JOURNAL_BYTES = 64 << 20  # what is read of one journal
 ADOPT_EVERY = 10.0          # seconds between looks for ended backends' journals
+ADOPT_RETRY = 0.5           # ... while some were left (a live backend's, or past the cap)
 
 _live: dict[str, Run] = {}          # this backend's runs in progress, by team_exec_id
-_journal_lines: dict[str, int] = {}   # journal path -> lines since its last rewrite
+_journal_size: dict[str, list] = {}   # journal path -> [lines, bytes] since its last rewrite
 _adopted_at: dict[str, float] = {}    # owner -> when its journals were last looked at
 
 
@@ -131,7 +133,9 @@ def _append(owner: str, lines: list[dict]) -> None:
         os.write(fd, data)
     finally:
         os.close(fd)
-    _journal_lines[path] = _journal_lines.get(path, 0) + len(lines)
+    size = _journal_size.setdefault(path, [0, 0])
+    size[0] += len(lines)
+    size[1] += len(data)
 
 
 def _snapshot(team: dict, tasks, tools) -> list[dict]:
@@ -148,18 +152,34 @@ def _forget(owner: str, ids: list[str]) -> None:
     if not ids:
         return
     path = spool.journal_path(JOURNAL, owner)
-    if _journal_lines.get(path, 0) + 1 < COMPACT_LINES:
+    lines, size = _journal_size.get(path, (0, 0))
+    if lines + 1 < COMPACT_LINES and size < COMPACT_BYTES:
         _append(owner, [{"forget": i} for i in ids])
         return
     held = [line for r in _live.values() if r.owner == owner
             for line in _snapshot(r.team, r.tasks.values(), r.tools)]
     held += [line for u in _unsaved if u["owner"] == owner and u["team"]["team_exec_id"] not in ids
              for line in _snapshot(u["team"], u["tasks"], u["tools"])]
+    data = "".join(json.dumps(o, separators=(",", ":")) + "\n" for o in held)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        f.writelines(json.dumps(o, separators=(",", ":")) + "\n" for o in held)
+        f.write(data)
     os.replace(tmp, path)
-    _journal_lines[path] = len(held)
+    _journal_size[path] = [len(held), len(data)]
+
+
+_TEAM_KEYS = ("team_exec_id", "owner", "team_owner", "team_name", "state", "start_date",
+              "end_date", "conversation_id", "params", "user_prompt", "pending", "error")
+_TASK_KEYS = ("team_exec_id", "task_order", "agent_name", "task_name", "conversation_params",
+              "input", "result", "state", "start_date", "end_date")
+_TOOL_KEYS = ("invocation_id", "owner", "team_exec_id", "task_order", "tool_name", "agent_name",
+              "task_name", "start_date", "end_date", "input", "output", "tool_output")
+
+
+def _fits(row, keys) -> bool:
+    """A journal row with every column (a damaged line must not stop adoption)."""
+    return isinstance(row, dict) and all(k in row for k in keys) \
+        and isinstance(row["team_exec_id"], str) and isinstance(row["start_date"], str)
 
 
 def _read(path: str, owner: str) -> list[dict]:
@@ -176,13 +196,15 @@ def _read(path: str, owner: str) -> list[dict]:
                 continue
             if not isinstance(obj, dict):
                 continue
-            if "forget" in obj:
-                gone.add(obj["forget"])
-            elif isinstance(t := obj.get("team"), dict) and t.get("owner") == owner:
+            # In order: a run forgotten, then failing or resumed, is back.
+            if isinstance(i := obj.get("forget"), str):
+                gone.add(i)
+            elif _fits(t := obj.get("team"), _TEAM_KEYS) and t["owner"] == owner:
                 teams[t["team_exec_id"]] = t
-            elif isinstance(t := obj.get("task"), dict):
+                gone.discard(t["team_exec_id"])
+            elif _fits(t := obj.get("task"), _TASK_KEYS):
                 tasks.setdefault(t["team_exec_id"], {})[t["task_order"]] = t
-            elif isinstance(t := obj.get("tool"), dict):
+            elif _fits(t := obj.get("tool"), _TOOL_KEYS):
                 tools.setdefault(t["team_exec_id"], {})[t["invocation_id"]] = t
     out = []
     for i, team in teams.items():
@@ -226,11 +248,8 @@ def _adopt(plpy, owner: str) -> None:
             _unsaved.append(u)
         os.unlink(path)
     del _unsaved[:-MAX_UNSAVED]
-    # Journals left (a live backend's, or past the cap): look again next time.
-    if left:
-        _adopted_at.pop(owner, None)
-    else:
-        _adopted_at[owner] = time.monotonic()
+    # Journals left (a live backend's, or past the cap): look again soon.
+    _adopted_at[owner] = time.monotonic() - (ADOPT_EVERY - ADOPT_RETRY if left else 0)
 
 
 def start(plpy, owner: str, team_owner: str, team_name: str, conversation_id: str | None,
