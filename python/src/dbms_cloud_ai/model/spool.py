@@ -2,7 +2,7 @@
 
 A request is spent once it is sent, whatever the caller's transaction does
 next: ROLLBACK, a read-only transaction, a one-shot statement that fails, a
-reconnect.  The extension's tables are transactional, so two stores live
+reconnect.  The extension's tables are transactional, so three stores live
 outside them, in the server's data directory (a backend's working directory),
 where no SQL role can read or write (only the server's OS user):
 
@@ -20,7 +20,11 @@ where no SQL role can read or write (only the server's OS user):
   backend has ended (reconnect, crash, a terminated session), the next flush
   of the same role, in any backend, adopts its journal and stores the records.
 
-Both survive the end of a process, not the loss of the operating system's
+- **Run journals** (``journal_path``, ``claim_ended``): the same per-backend,
+  per-role-OID files for the run history of agents (agents/history.py, which
+  writes and reads them), in a folder ``runs`` beside ``calls``.
+
+All survive the end of a process, not the loss of the operating system's
 page cache (no fsync: that would cost every call a disk flush).  The directory
 can be moved with the server's environment variable DBMS_CLOUD_AI_SPOOL_DIR.
 """
