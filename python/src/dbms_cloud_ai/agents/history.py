@@ -147,13 +147,16 @@ def _jot(run: Run, *lines: dict) -> None:
 
 
 def _forget(owner: str, ids: list[str]) -> None:
-    """Runs now stored or ended well; the journal is rewritten with what it still
-    holds when it has grown long."""
+    """Runs now stored or ended well.  The journal is emptied when it holds
+    nothing else (the usual case: a run's texts do not stay on disk), and
+    rewritten with what it still holds when it has grown long."""
     if not ids:
         return
     path = spool.journal_path(JOURNAL, owner)
     lines, size = _journal_size.get(path, (0, 0))
-    if lines + 1 < COMPACT_LINES and size < COMPACT_BYTES:
+    others = any(r.owner == owner for r in _live.values()) or any(
+        u["owner"] == owner and u["team"]["team_exec_id"] not in ids for u in _unsaved)
+    if others and lines + 1 < COMPACT_LINES and size < COMPACT_BYTES:
         _append(owner, [{"forget": i} for i in ids])
         return
     held = [line for r in _live.values() if r.owner == owner
