@@ -7,21 +7,48 @@ memory, shown by the history views (``unsaved``) until the next agent call of th
 session writes it (``flush``), as accounting keeps the records of a failed
 statement.  A run whose backend is gone while RUNNING reads as FAILED in the
 views (sql/api/130-agents-run.sql, _agent_run_state).
+
+The memory ends with the backend (a disconnect after a failed run, a
+pg_terminate_backend, which ends the process without returning to Python, in
+a model wait or in a tool function): so every row a run writes is also appended
+to a journal of the backend (model/spool.py: per database and role OID, a
+process's end does not undo it), and a run that ends well (SUCCEEDED, or waiting
+for a human: its statement returns) is forgotten there.  The next ``flush`` or
+``unsaved`` of the same role, in any session, adopts the journals of ended
+backends: their runs, FAILED (one left RUNNING: its backend ended mid-run), are
+held and journaled as this backend's own until a committed flush writes them
+(upserts by team_exec_id).  A live backend's journal is never adopted, and a
+role created later under a dropped role's name adopts nothing (another OID).
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import os
+import time
 import uuid
 from dataclasses import dataclass, field
 
 from .. import db, writer
+from ..model import spool
 
 MAX_TEXT = 1 << 20          # what one history column keeps of a text (1 MiB)
 MAX_UNSAVED = 100           # failed runs kept in memory at most
 
 _unsaved: list[dict] = []   # {"owner", "team": row, "tasks": [row], "tools": [row]}
+
+JOURNAL = "runs"            # the journals' folder in the spool (model/spool.py)
+COMPACT_LINES = 256         # a journal is rewritten with what it still holds past this
+COMPACT_BYTES = 8 << 20     # ... or past this size
+MAX_ADOPT_FILES = 16        # journals adopted by one look
+MAX_JOURNAL_BYTES = 64 << 20  # what is read of one journal
+ADOPT_EVERY = 10.0          # seconds between looks for ended backends' journals
+ADOPT_RETRY = 0.5           # ... while some were left (a live backend's, or past the cap)
+
+_live: dict[str, Run] = {}          # this backend's runs in progress, by team_exec_id
+_journal_size: dict[str, list] = {}   # journal path -> [lines, bytes] since its last rewrite
+_adopted_at: dict[str, float] = {}    # owner -> when its journals were last looked at
 
 
 def _now() -> str:
@@ -96,12 +123,147 @@ def _write_tool(plpy, t: dict) -> None:
                   t["output"], t["tool_output"]))
 
 
+# --- the journal: a run's rows, past the end of the backend ------------------------------------
+
+def _append(owner: str, lines: list[dict]) -> None:
+    path = spool.journal_path(JOURNAL, owner)
+    data = "".join(json.dumps(o, separators=(",", ":")) + "\n" for o in lines).encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    size = _journal_size.setdefault(path, [0, 0])
+    size[0] += len(lines)
+    size[1] += len(data)
+
+
+def _snapshot(team: dict, tasks, tools) -> list[dict]:
+    return [{"team": team}, *({"task": t} for t in tasks), *({"tool": t} for t in tools)]
+
+
+def _jot(run: Run, *lines: dict) -> None:
+    _append(run.owner, list(lines))
+
+
+def _forget(owner: str, ids: list[str]) -> None:
+    """Runs now stored or ended well.  The journal is emptied when it holds
+    nothing else (the usual case: a run's texts do not stay on disk), and
+    rewritten with what it still holds when it has grown long."""
+    if not ids:
+        return
+    path = spool.journal_path(JOURNAL, owner)
+    lines, size = _journal_size.get(path, (0, 0))
+    others = any(r.owner == owner for r in _live.values()) or any(
+        u["owner"] == owner and u["team"]["team_exec_id"] not in ids for u in _unsaved)
+    if others and lines + 1 < COMPACT_LINES and size < COMPACT_BYTES:
+        _append(owner, [{"forget": i} for i in ids])
+        return
+    held = [line for r in _live.values() if r.owner == owner
+            for line in _snapshot(r.team, r.tasks.values(), r.tools)]
+    held += [line for u in _unsaved if u["owner"] == owner and u["team"]["team_exec_id"] not in ids
+             for line in _snapshot(u["team"], u["tasks"], u["tools"])]
+    data = "".join(json.dumps(o, separators=(",", ":")) + "\n" for o in held)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    _journal_size[path] = [len(held), len(data)]
+
+
+_TEAM_KEYS = ("team_exec_id", "owner", "team_owner", "team_name", "state", "start_date",
+              "end_date", "conversation_id", "params", "user_prompt", "pending", "error")
+_TASK_KEYS = ("team_exec_id", "task_order", "agent_name", "task_name", "conversation_params",
+              "input", "result", "state", "start_date", "end_date")
+_TOOL_KEYS = ("invocation_id", "owner", "team_exec_id", "task_order", "tool_name", "agent_name",
+              "task_name", "start_date", "end_date", "input", "output", "tool_output")
+
+
+def _fits(row, keys) -> bool:
+    """A journal row with every column (a damaged line must not stop adoption)."""
+    return isinstance(row, dict) and all(k in row for k in keys) \
+        and isinstance(row["team_exec_id"], str) and isinstance(row["start_date"], str)
+
+
+def _read(path: str, owner: str) -> list[dict]:
+    """The runs of ``owner`` a journal holds and has not forgotten, as FAILED."""
+    teams: dict[str, dict] = {}
+    tasks: dict[str, dict] = {}
+    tools: dict[str, dict] = {}
+    gone: set[str] = set()
+    with open(path, "rb") as f:
+        for line in f.read(MAX_JOURNAL_BYTES).splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:          # a line cut short when the process ended
+                continue
+            if not isinstance(obj, dict):
+                continue
+            # In order: a run forgotten, then failing or resumed, is back.
+            if isinstance(i := obj.get("forget"), str):
+                gone.add(i)
+            elif _fits(t := obj.get("team"), _TEAM_KEYS) and t["owner"] == owner:
+                teams[t["team_exec_id"]] = t
+                gone.discard(t["team_exec_id"])
+            elif _fits(t := obj.get("task"), _TASK_KEYS):
+                tasks.setdefault(t["team_exec_id"], {})[t["task_order"]] = t
+            elif _fits(t := obj.get("tool"), _TOOL_KEYS):
+                tools.setdefault(t["team_exec_id"], {})[t["invocation_id"]] = t
+    out = []
+    for i, team in teams.items():
+        if i in gone:
+            continue
+        its_tasks = list(tasks.get(i, {}).values())
+        its_tools = [t for t in tools.get(i, {}).values() if t.get("owner") == owner]
+        if team["state"] != "FAILED":       # its backend ended during the run
+            last = max([team["start_date"]] + [t["end_date"] or t["start_date"]
+                                               for t in its_tasks + its_tools], key=_instant)
+            team.update(state="FAILED", end_date=last, pending=None,
+                        error="57P01: the run's session ended before the run")
+            for t in its_tasks:
+                if t["state"] not in ("SUCCEEDED", "FAILED"):
+                    t.update(state="FAILED", end_date=last)
+        out.append({"owner": owner, "team": team, "tasks": its_tasks, "tools": its_tools})
+    return out
+
+
+def _instant(text: str) -> datetime.datetime:
+    try:
+        return datetime.datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return datetime.datetime.min.replace(tzinfo=datetime.UTC)
+
+
+def _adopt(plpy, owner: str) -> None:
+    """Hold the runs this role's ended backends left in their journals."""
+    last = _adopted_at.get(owner)
+    if last is not None and time.monotonic() - last < ADOPT_EVERY:
+        return
+    spool.init(plpy, owner)
+    claimed, left = spool.claim_ended(JOURNAL, owner, MAX_ADOPT_FILES)
+    held = {u["team"]["team_exec_id"] for u in _unsaved}
+    for path in claimed:
+        for u in _read(path, owner):
+            if u["team"]["team_exec_id"] in held:
+                continue
+            held.add(u["team"]["team_exec_id"])
+            _append(owner, _snapshot(u["team"], u["tasks"], u["tools"]))
+            _unsaved.append(u)
+        os.unlink(path)
+    del _unsaved[:-MAX_UNSAVED]
+    # Journals left (a live backend's, or past the cap): look again soon.
+    _adopted_at[owner] = time.monotonic() - (ADOPT_EVERY - ADOPT_RETRY if left else 0)
+
+
 def start(plpy, owner: str, team_owner: str, team_name: str, conversation_id: str | None,
           params: str | None, user_prompt: str | None) -> Run:
+    spool.init(plpy, owner)
     run = Run(owner, {"team_exec_id": str(uuid.uuid4()), "owner": owner, "team_owner": team_owner,
                       "team_name": team_name, "state": "RUNNING", "start_date": _now(),
                       "end_date": None, "conversation_id": conversation_id, "params": params,
                       "user_prompt": _clip(user_prompt), "pending": None, "error": None})
+    _live[run.team_exec_id] = run
+    _jot(run, {"team": run.team})
     _write_team(plpy, run.team)
     return run
 
@@ -120,12 +282,20 @@ def resume(plpy, owner: str, row: dict) -> Run:
              where team_exec_id = $1::uuid and owner = current_user order by task_order""",
                       ("text",), (run.team_exec_id,)):
         run.tasks[t["task_order"]] = dict(t)
+    spool.init(plpy, owner)
+    _live[run.team_exec_id] = run
+    _append(owner, _snapshot(run.team, run.tasks.values(), ()))
     _write_team(plpy, run.team)
     return run
 
 
 def set_state(plpy, run: Run, state: str, pending: dict | None = None, ended: bool = False) -> None:
     run.team.update(state=state, pending=pending, end_date=_now() if ended else None)
+    if state in ("SUCCEEDED", "WAITING_FOR_HUMAN"):     # its statement returns: nothing to keep
+        _live.pop(run.team_exec_id, None)
+        _forget(run.owner, [run.team_exec_id])
+    else:
+        _jot(run, {"team": run.team})
     _write_team(plpy, run.team)
 
 
@@ -142,6 +312,7 @@ def task(plpy, run: Run, order: int, agent_name: str, task_name: str, state: str
     if result is not None:
         row["result"] = _clip(result)
     run.tasks[order] = row
+    _jot(run, {"task": row})
     _write_task(plpy, row)
 
 
@@ -165,6 +336,7 @@ def tool(plpy, run: Run | None, owner: str, order: int | None, tool_name: str, a
            "output": _clip(output), "tool_output": _clip(tool_output)}
     if run is not None:
         run.tools.append(row)
+        _jot(run, {"tool": row})
     _write_tool(plpy, row)
 
 
@@ -179,11 +351,17 @@ def failed(run: Run, error: BaseException) -> None:
     _unsaved.append({"owner": run.owner, "team": run.team, "tasks": list(run.tasks.values()),
                      "tools": list(run.tools)})
     del _unsaved[:-MAX_UNSAVED]
+    _live.pop(run.team_exec_id, None)
+    try:
+        _append(run.owner, _snapshot(run.team, run.tasks.values(), ()))
+    except OSError:     # the journal is a second copy: the run's own error goes on
+        pass
 
 
 def flush(plpy, owner: str) -> None:
     """Write the failed runs of ``owner`` this backend still holds (those a committed
     flush wrote are forgotten first)."""
+    _adopt(plpy, owner)
     if not _unsaved:
         return
     _forget_written(plpy)
@@ -205,6 +383,7 @@ _committed: list[str] = []
 
 def unsaved(plpy, owner: str, kind: str) -> list[dict]:
     """The rows of ``kind`` (team, task, tool) of failed runs not yet written."""
+    _adopt(plpy, owner)
     _forget_written(plpy)
     out = []
     for u in _unsaved:
@@ -227,5 +406,8 @@ def _forget_written(plpy) -> None:
         select team_exec_id::text as id from dbms_cloud_ai._agent_team_run
          where team_exec_id = any($1::uuid[]) and state = 'FAILED'""", ("text[]",), (_committed,))
     done = {r["id"] for r in rows}
+    for owner in {u["owner"] for u in _unsaved}:
+        _forget(owner, [u["team"]["team_exec_id"] for u in _unsaved
+                        if u["owner"] == owner and u["team"]["team_exec_id"] in done])
     _unsaved[:] = [u for u in _unsaved if u["team"]["team_exec_id"] not in done]
     _committed[:] = [i for i in _committed if i not in done]

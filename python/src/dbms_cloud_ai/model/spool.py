@@ -2,7 +2,7 @@
 
 A request is spent once it is sent, whatever the caller's transaction does
 next: ROLLBACK, a read-only transaction, a one-shot statement that fails, a
-reconnect.  The extension's tables are transactional, so two stores live
+reconnect.  The extension's tables are transactional, so three stores live
 outside them, in the server's data directory (a backend's working directory),
 where no SQL role can read or write (only the server's OS user):
 
@@ -20,7 +20,11 @@ where no SQL role can read or write (only the server's OS user):
   backend has ended (reconnect, crash, a terminated session), the next flush
   of the same role, in any backend, adopts its journal and stores the records.
 
-Both survive the end of a process, not the loss of the operating system's
+- **Run journals** (``journal_path``, ``claim_ended``): the same per-backend,
+  per-role-OID files for the run history of agents (agents/history.py, which
+  writes and reads them), in a folder ``runs`` beside ``calls``.
+
+All survive the end of a process, not the loss of the operating system's
 page cache (no fsync: that would cost every call a disk flush).  The directory
 can be moved with the server's environment variable DBMS_CLOUD_AI_SPOOL_DIR.
 """
@@ -181,8 +185,8 @@ def _alive(prefix: str) -> bool:
     return pid.isdigit() and _start_time(int(pid)) == start
 
 
-def _journal_dir(owner: str) -> str:
-    return os.path.join(_root(), str(_database()), "calls",
+def _journal_dir(owner: str, kind: str = "calls") -> str:
+    return os.path.join(_root(), str(_database()), kind,
                         f"{_role_oids.get(owner, 0)}-{_name(owner)}")
 
 
@@ -307,3 +311,42 @@ def adopt(owner: str) -> list[dict]:
             out.update((r["call_id"], r) for r in found)
         os.unlink(claimed)
     return list(out.values())
+
+
+# --- other journals (the run history: agents/history.py) ----------------------------------------
+
+def journal_path(kind: str, owner: str) -> str:
+    """This backend's journal of ``kind`` for ``owner`` (a folder per role OID,
+    as the call journals), its folder made."""
+    d = _journal_dir(owner, kind)
+    _mkdir(d)
+    return os.path.join(d, _self() + ".jsonl")
+
+
+def claim_ended(kind: str, owner: str, max_files: int) -> tuple[list[str], bool]:
+    """Claim (rename into this backend's name, as ``adopt``) at most ``max_files``
+    journals of ``kind`` that ended backends left for ``owner``; the caller reads
+    and removes them.  Also says whether any were left (a live backend's, or
+    past the cap): a later look should not wait."""
+    d = _journal_dir(owner, kind)
+    try:
+        entries = sorted(e.name for e in os.scandir(d))
+    except FileNotFoundError:
+        return [], False
+    mine = _self()
+    claimed: list[str] = []
+    left = False
+    for name in entries:
+        prefix = name.split(".", 1)[0]
+        if prefix == mine:
+            continue
+        if _alive(prefix) or len(claimed) >= max_files:
+            left = True
+            continue
+        dst = os.path.join(d, f"{mine}.adopted-{name}")
+        try:
+            os.rename(os.path.join(d, name), dst)
+        except FileNotFoundError:       # another backend claimed it first
+            continue
+        claimed.append(dst)
+    return claimed, left
