@@ -399,7 +399,7 @@ def unsaved(plpy, owner: str, kind: str) -> list[dict]:
         if u["owner"] != owner:
             continue
         if kind == "team":
-            out.append({**u["team"], "pending": None, "backend_pid": 0})
+            out.append({**u["team"], "pending": None, "backend_pid": 0, "conversation_prompt_ids": []})
         elif kind == "task":
             out.extend({**t, "owner": owner} for t in u["tasks"])
         else:
