@@ -121,3 +121,21 @@ def test_ordinary_users_cannot_erase_run_history(db, alice, bob, mem):
     with raises("42501"):
         alice.execute("delete from dbms_cloud_ai._agent_team_run")
     assert history_rows(db, "alice") == before
+
+
+def test_erasing_one_memory_removes_a_run_of_its_conversation_waiting_for_a_human(db, alice, mem):
+    """The waiting run's own turn is not erased (memory off: no subject), but its
+    pending messages hold the conversation, the erased prompt included."""
+    memory_team(db, alice, mem, human=True)
+    marker = new_marker()
+    cid = remembered_in_a_run(db, alice, mem, marker)
+    [(mid,)] = alice.execute("select memory_id from dbms_cloud_ai.user_cloud_ai_memories").fetchall()
+    alice.execute("select dbms_cloud_ai.set_attribute('P', 'long_term_memory', 'false')")
+    mem.script(ToolCalls([{"name": "human", "arguments": {"question": "Which one?"}}]))
+    assert run_team(alice, "T", "and then?", {"conversation_id": cid}) == "Which one?"
+    [(pending,)] = db.admin.execute("select pending::text from dbms_cloud_ai._agent_team_run "
+                                    "where state = 'WAITING_FOR_HUMAN'").fetchall()
+    assert marker in pending
+    db.admin.execute("select dbms_cloud_ai.erase_memories('alice', null, %s)", (mid,))
+    assert history_rows(db, "alice") == {"team": 0, "task": 0, "tool": 0}
+    assert scan(db, marker) == {}
