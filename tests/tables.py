@@ -213,11 +213,13 @@ TABLES = {t.name: t for t in (
                   "where owner = {o} limit 1"),
           access={USERS: SHARED_WITH, "ai_admin": SHARED_WITH[:5] + ("none",)}),
     # Select AI Agent run history (agents/history.py): written by the runs only;
-    # administrators read every run and delete a dropped role's (drop_role_data).
+    # administrators read every run and delete a dropped role's (drop_role_data)
+    # and, for memory erasure, a run tied to a prompt of a memory subject (the
+    # seeded runs are: memory is on for everyone); tasks and tools go by cascade.
     Table('dbms_cloud_ai._agent_team_run', role_column="owner", probe_column="user_prompt",
           insert=("insert into dbms_cloud_ai._agent_team_run (team_exec_id, owner, team_owner, team_name, "
                   "state) values (gen_random_uuid(), {o}, {o}, 'T', 'SUCCEEDED')"),
-          access={USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("none",)}),
+          access={USERS: READ_ONLY, "ai_admin": ("all",) + READ_ONLY[1:5] + ("all",)}),
     Table('dbms_cloud_ai._agent_task_run', role_column="owner", probe_column="result",
           insert=("insert into dbms_cloud_ai._agent_task_run (team_exec_id, task_order, owner, state) "
                   "select team_exec_id, 1 + (random() * 1e6)::int, {o}, 'SUCCEEDED' "

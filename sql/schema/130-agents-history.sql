@@ -19,6 +19,9 @@ create table dbms_cloud_ai._agent_team_run
 , pending         jsonb
 , error           text
 , backend_pid     integer not null default pg_catalog.pg_backend_pid()
+-- the conversation prompts the run recorded as its turns (one per RUN_TEAM call:
+-- a run that waited for a human has two); erasure finds the run's copies by them
+, conversation_prompt_ids uuid[] not null default '{}'
 , unique (team_exec_id, owner)
 );
 create index agent_team_run_owner on dbms_cloud_ai._agent_team_run (owner, conversation_id, start_date);
@@ -84,6 +87,18 @@ create policy agent_team_run_admin_drop_role on dbms_cloud_ai._agent_team_run fo
 create policy agent_team_run_writer on dbms_cloud_ai._agent_team_run to dbms_cloud_ai_owner
     using (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()))
     with check (owner operator(pg_catalog.=) (select dbms_cloud_ai._caller()));
+-- Memory erasure (memory/recall.py) deletes the runs that copied an erased turn
+-- (their tasks and tools go by cascade) and the runs of its conversations that
+-- still wait for a human (their pending messages hold earlier turns): only runs
+-- tied to a prompt said by a subject of an organization the administrator
+-- administers, as for the prompts themselves (sql/schema/080-memory.sql).
+create policy agent_team_run_admin_erase on dbms_cloud_ai._agent_team_run for delete
+    to dbms_cloud_ai_admin
+    using (exists (select from dbms_cloud_ai._conversation_prompt p
+                    where (p.conversation_prompt_id operator(pg_catalog.=) any (_agent_team_run.conversation_prompt_ids)
+                           or (_agent_team_run.state operator(pg_catalog.=) 'WAITING_FOR_HUMAN'
+                               and p.conversation_id operator(pg_catalog.=) _agent_team_run.conversation_id))
+                      and p.subject is not null and dbms_cloud_ai._administers(p.organization)));
 
 alter table dbms_cloud_ai._agent_task_run enable row level security;
 alter table dbms_cloud_ai._agent_task_run force row level security;

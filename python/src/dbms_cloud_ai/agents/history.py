@@ -299,6 +299,15 @@ def set_state(plpy, run: Run, state: str, pending: dict | None = None, ended: bo
     _write_team(plpy, run.team)
 
 
+def link_prompt(plpy, run: Run, prompt_id: str) -> None:
+    """The conversation prompt the run recorded as its turn: memory erasure finds
+    the run's copies of an erased prompt by it."""
+    writer.query(plpy, """
+        update dbms_cloud_ai._agent_team_run
+           set conversation_prompt_ids = conversation_prompt_ids operator(pg_catalog.||) $2::uuid
+         where team_exec_id = $1::uuid""", ("text", "text"), (run.team_exec_id, prompt_id))
+
+
 def task(plpy, run: Run, order: int, agent_name: str, task_name: str, state: str,
          input_text: str | None = None, result: str | None = None,
          conversation_params: str | None = None) -> None:
@@ -390,7 +399,7 @@ def unsaved(plpy, owner: str, kind: str) -> list[dict]:
         if u["owner"] != owner:
             continue
         if kind == "team":
-            out.append({**u["team"], "pending": None, "backend_pid": 0})
+            out.append({**u["team"], "pending": None, "backend_pid": 0, "conversation_prompt_ids": []})
         elif kind == "task":
             out.extend({**t, "owner": owner} for t in u["tasks"])
         else:

@@ -221,16 +221,16 @@ def _go(plpy, team: Team, run: history.Run, user_prompt, params, cid, bounds, se
                                   {"task_order": step.order, "messages": out.messages,
                                    "call": out.call, "variables": variables,
                                    "results": {str(k): v for k, v in results.items()}})
-                _record(plpy, thread, ctx, turn, user_prompt, out.question, mem)
+                _record(plpy, run, thread, ctx, turn, user_prompt, out.question, mem)
                 return out.question
             results[step.order] = out
             answer = out
         history.set_state(plpy, run, "SUCCEEDED", None, ended=True)
-        _record(plpy, thread, ctx, turn, user_prompt, answer or "", mem)
+        _record(plpy, run, thread, ctx, turn, user_prompt, answer or "", mem)
     return answer or ""
 
 
-def _record(plpy, thread, ctx, turn, prompt, response, mem) -> None:
+def _record(plpy, run, thread, ctx, turn, prompt, response, mem) -> None:
     """The run's turn in its conversation: what the user said, what the team answered;
     with long-term memory, who said it, and the memory job queued (agents/memory.py)."""
     prompt_id = conversations.new_prompt_id()
@@ -238,6 +238,7 @@ def _record(plpy, thread, ctx, turn, prompt, response, mem) -> None:
     speaker = mem.recorded_speaker(thread)
     if conversations.record(plpy, thread, ctx.profile.name, ACTION, prompt or "", response,
                             prompt_id, accounting.turn_totals(turn), speaker):
+        history.link_prompt(plpy, run, prompt_id)
         condense.save(plpy, thread)
         mem.enqueue(thread, speaker, prompt_id)
 

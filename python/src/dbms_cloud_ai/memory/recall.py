@@ -347,6 +347,13 @@ _ERASE = """
 # What erasure removes besides the memories, in order: each step finds its rows
 # through the prompts, so the prompts go last but one.
 _ERASE_DERIVED = (
+    # Select AI Agent team runs that recorded those prompts as their turns (their
+    # user_prompt, tasks' input and result, tools' input and output copy them),
+    # and the runs of those conversations waiting for a human (their pending
+    # messages hold the conversation); tasks and tools go by cascade
+    """delete from dbms_cloud_ai._agent_team_run
+        where conversation_prompt_ids operator(pg_catalog.&&) $1::uuid[]
+           or (state = 'WAITING_FOR_HUMAN' and conversation_id = any ($2::uuid[]))""",
     # FEEDBACK records on NL2SQL statements of those prompts (their sql_text quotes them)
     """delete from dbms_cloud_ai._feedback f
         using dbms_cloud_ai._sql_statement s
