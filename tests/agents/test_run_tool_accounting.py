@@ -23,7 +23,8 @@ def test_run_tool_records_the_tool_and_its_model_call(db, alice, bob, llm):
                                      "tool_params": {"profile_name": "SQLP"}})
     before = len(_calls(alice))
     llm.script(Answer("SELECT count(*) AS n FROM alice.items WHERE price > 5"))
-    out = alice.execute("""select dbms_cloud_ai_agent.run_tool('DB', '{"query": "how many cost more than 5"}')""").fetchone()[0]
+    out = alice.execute("select dbms_cloud_ai_agent.run_tool('DB', %s)",
+                        ('{"query": "how many cost more than 5"}',)).fetchone()[0]
     assert '"n"' in out
     new = _calls(alice)[before:]
     assert [(a, p, s) for a, p, _, s in new if p == "tool"] == [("AGENT", "tool", "ok")]
