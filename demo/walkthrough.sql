@@ -373,7 +373,7 @@ SELECT dbms_cloud_ai_agent.run_team('SHOP_TEAM', 'How many countries are there?'
 \echo '-- What the run did (USER_AI_AGENT_TEAM_HISTORY, _TASK_HISTORY, _TOOL_HISTORY):'
 SELECT team_name, state FROM dbms_cloud_ai_agent.user_ai_agent_team_history;
 SELECT task_order, task_name, state, result FROM dbms_cloud_ai_agent.user_ai_agent_task_history ORDER BY task_order;
-SELECT tool_name, input, output FROM dbms_cloud_ai_agent.user_ai_agent_tool_history ORDER BY start_date;
+SELECT tool_name, input, tool_output FROM dbms_cloud_ai_agent.user_ai_agent_tool_history ORDER BY start_date;
 \echo '-- Beyond Oracle: every model and tool call of the run is accounted, and bounded by your budget:'
 SELECT purpose, model, input_tokens, output_tokens, latency_ms, status
   FROM dbms_cloud_ai.user_cloud_ai_calls WHERE action = 'AGENT' ORDER BY created;

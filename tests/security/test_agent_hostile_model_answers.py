@@ -78,6 +78,8 @@ def test_tool_calls_naming_tools_not_offered_are_sent_back(db, alice, bob, llm):
 
 def test_hostile_arguments_are_sent_back_or_passed_as_values(db, alice, bob, llm):
     before = setup(db, alice, bob, llm)
+    # The 2 MB round would be condensed (a model request of its own): not what this test reads.
+    alice.execute("set dbms_cloud_ai.agent_condense_tokens = 1000000")
     injection = "x'); drop table alice.seen; --"
     llm.script(openai_tool_call("NOTE", "[1, 2]"),                       # not an object
                openai_tool_call("NOTE", '{"a": ' + "[" * 100_000 + "}"),  # nested too deep to parse
