@@ -83,7 +83,7 @@ as $python$
     #BOOTSTRAP
     return GD["dbms_cloud_ai"].sqlapi.create_agent_object(plpy, 'AGENT', agent_name, attributes, status, description, None)
 $python$;
-comment on function dbms_cloud_ai_agent.create_agent is 'Create a agent (Oracle DBMS_CLOUD_AI_AGENT.CREATE_AGENT)';
+comment on function dbms_cloud_ai_agent.create_agent is 'Create an agent (Oracle DBMS_CLOUD_AI_AGENT.CREATE_AGENT)';
 
 create function dbms_cloud_ai_agent.drop_agent(agent_name text, force boolean default false)
 returns void language plpython3u volatile parallel unsafe security invoker
@@ -92,7 +92,7 @@ as $python$
     #BOOTSTRAP
     return GD["dbms_cloud_ai"].sqlapi.drop_agent_object(plpy, 'AGENT', agent_name, force)
 $python$;
-comment on function dbms_cloud_ai_agent.drop_agent is 'Drop a agent; force => true ignores a missing one';
+comment on function dbms_cloud_ai_agent.drop_agent is 'Drop an agent; force => true ignores a missing one';
 
 create function dbms_cloud_ai_agent.enable_agent(agent_name text)
 returns void language plpython3u volatile parallel unsafe security invoker
@@ -101,7 +101,7 @@ as $python$
     #BOOTSTRAP
     return GD["dbms_cloud_ai"].sqlapi.set_agent_object_status(plpy, 'AGENT', agent_name, 'ENABLED')
 $python$;
-comment on function dbms_cloud_ai_agent.enable_agent is 'Enable a agent';
+comment on function dbms_cloud_ai_agent.enable_agent is 'Enable an agent';
 
 create function dbms_cloud_ai_agent.disable_agent(agent_name text)
 returns void language plpython3u volatile parallel unsafe security invoker
@@ -110,7 +110,7 @@ as $python$
     #BOOTSTRAP
     return GD["dbms_cloud_ai"].sqlapi.set_agent_object_status(plpy, 'AGENT', agent_name, 'DISABLED')
 $python$;
-comment on function dbms_cloud_ai_agent.disable_agent is 'Disable a agent';
+comment on function dbms_cloud_ai_agent.disable_agent is 'Disable an agent';
 
 create function dbms_cloud_ai_agent.create_team(team_name text, attributes text, status text default null, description text default null)
 returns void language plpython3u volatile parallel unsafe security invoker
